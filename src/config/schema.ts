@@ -1,0 +1,126 @@
+// Every setting of the gateway in one TypeBox schema: spec 01 §8 limits, the detector settings of
+// spec 01 §2.4, and the outside details of CONTRACT.md. Defaults live here and nowhere else.
+import { Type, type Static } from 'typebox';
+
+/** Detectors that run when `enabled_detectors` is not set (spec 01 §2.4, "on by default"). */
+export const DEFAULT_DETECTORS = [
+  'injection.heuristic',
+  'pii.native',
+  'secrets.native',
+  'safety.lexicon',
+  'schema.json',
+] as const;
+
+const StringList = (description: string, defaults: readonly string[]) =>
+  Type.Array(Type.String({ minLength: 1 }), { default: [...defaults], description });
+
+const Milliseconds = (description: string, defaultValue: number) =>
+  Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description });
+
+export const ConfigSchema = Type.Object(
+  {
+    // Server
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'an integer from 0 to 65535' }),
+    host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address to listen on' }),
+    data_dir: Type.String({ minLength: 1, default: './data', description: 'a directory path' }),
+    database_url: Type.Union([Type.String({ pattern: '^postgres(ql)?://' }), Type.Null()], {
+      default: null,
+      description: 'a postgres:// URL, or unset for the embedded SQLite database',
+    }),
+    body_limit_bytes: Type.Integer({
+      minimum: 1024,
+      maximum: 104_857_600,
+      default: 1_048_576,
+      description: 'an integer number of bytes from 1024 to 104857600',
+    }),
+    log_level: Type.Union(
+      [
+        Type.Literal('fatal'),
+        Type.Literal('error'),
+        Type.Literal('warn'),
+        Type.Literal('info'),
+        Type.Literal('debug'),
+        Type.Literal('trace'),
+        Type.Literal('silent'),
+      ],
+      { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
+    ),
+    log_requests: Type.Boolean({ default: true, description: 'true or false: one log line per request' }),
+    shutdown_timeout_ms: Milliseconds('milliseconds that SIGTERM waits for in-flight requests', 10_000),
+    trust_proxy: Type.Boolean({ default: false, description: 'true or false: honour X-Forwarded-* headers' }),
+    // Credentials
+    admin_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
+      default: null,
+      description: 'a token of at least 16 characters accepted as an admin operator token',
+    }),
+    auth_cache_ms: Type.Integer({
+      minimum: 0,
+      maximum: 2000,
+      default: 1000,
+      description: 'milliseconds a verified credential is trusted before it is looked up again (0 to 2000)',
+    }),
+    // Limits (spec 01 §8)
+    enforcement_budget_ms: Milliseconds('whole detector pipeline for one check, in milliseconds', 300),
+    detector_timeout_ms: Milliseconds('per-detector timeout in milliseconds', 40),
+    request_budget_ms: Milliseconds('all checks of one governed call together, in milliseconds', 350),
+    fail_mode: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
+      default: 'open',
+      description: 'open or closed',
+    }),
+    // Detectors (spec 01 §2.4)
+    enabled_detectors: StringList('a JSON list of detector keys', DEFAULT_DETECTORS),
+    pii_packs: StringList('a JSON list of PII pattern packs (global, us, uk, eu, in)', ['global', 'us', 'uk', 'eu']),
+    rails_config_path: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'path of a dialogue-rails configuration',
+    }),
+    rails_validators: StringList('a JSON list of validator names', []),
+    judgment_tiers: StringList('a JSON list of judgment tiers', []),
+    allow_egress: Type.Boolean({ default: false, description: 'true or false: may payloads leave the machine' }),
+    accept_restricted_model_licences: Type.Boolean({
+      default: false,
+      description: 'true or false: allow detectors whose models carry restricted licences',
+    }),
+    // Model upstreams for the proxies (CONTRACT.md)
+    upstream_openai_base_url: Type.String({
+      pattern: '^https?://',
+      default: 'https://api.openai.com/v1',
+      description: 'an http(s) URL ending in /v1',
+    }),
+    upstream_openai_api_key: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'the provider key the gateway holds for chat completions',
+    }),
+    upstream_anthropic_base_url: Type.String({
+      pattern: '^https?://',
+      default: 'https://api.anthropic.com',
+      description: 'an http(s) URL without /v1',
+    }),
+    upstream_anthropic_api_key: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'the provider key the gateway holds for messages',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema>;
+export type ConfigKey = keyof Config;
+
+/** Settings whose values never appear in logs, `/api/version` hashes or answers. */
+export const SECRET_KEYS: readonly ConfigKey[] = ['admin_token', 'upstream_openai_api_key', 'upstream_anthropic_api_key'];
+
+/** Settings that change what a decision is; `/api/version` hashes them so a verdict can be reproduced. */
+export const DECISION_KEYS: readonly ConfigKey[] = [
+  'enforcement_budget_ms',
+  'detector_timeout_ms',
+  'request_budget_ms',
+  'fail_mode',
+  'enabled_detectors',
+  'pii_packs',
+  'rails_config_path',
+  'rails_validators',
+  'judgment_tiers',
+  'allow_egress',
+  'accept_restricted_model_licences',
+];

@@ -1,0 +1,65 @@
+// The API description comes from the route schemas themselves: @fastify/swagger reads them into
+// `/openapi.json`, and `/docs` serves an explorer over it. Every route gets the shared problem
+// responses and its security requirement from its declared access level.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { ProblemRef, ProblemSchema } from './schemas.js';
+
+export const DOCS_PREFIX = '/docs';
+
+export interface OpenApiOptions {
+  version: string;
+}
+
+export const openApiPlugin = fp<OpenApiOptions>(
+  async (app: FastifyInstance, { version }) => {
+    app.addSchema(ProblemSchema);
+
+    app.addHook('onRoute', (route) => {
+      if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return;
+      const schema = (route.schema ??= {});
+      const response = (schema.response ??= {}) as Record<string, unknown>;
+      response['4xx'] ??= ProblemRef;
+      response['5xx'] ??= ProblemRef;
+      const access = route.config?.access;
+      if (access !== undefined && access !== 'public') {
+        schema.security ??= [{ bearer: [] }];
+      } else {
+        schema.security ??= [];
+      }
+    });
+
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Parapet',
+          version,
+          description:
+            'Governance gateway for AI agents. Agent traffic lives under /v1, the operator API under /api. ' +
+            'Errors are application/problem+json (RFC 9457).',
+        },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'Operator token, traffic token or agent credential' },
+          },
+        },
+      },
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
+    });
+    await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true });
+
+    app.get(
+      '/openapi.json',
+      {
+        config: { access: 'public' },
+        schema: { hide: true, response: { 200: Type.Object({}, { additionalProperties: true }) } },
+      },
+      async () => app.swagger(),
+    );
+  },
+  { name: 'parapet-openapi' },
+);

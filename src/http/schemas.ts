@@ -1,0 +1,33 @@
+// Schemas shared by every area: the problem body, list envelopes and paging queries.
+import { Type, type Static, type TSchema } from 'typebox';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Problem', description: 'An RFC 9457 problem (application/problem+json)' },
+);
+
+/** A reference to the shared problem schema, for response maps. */
+export const ProblemRef = Type.Unsafe<Static<typeof ProblemSchema>>({ $ref: 'Problem#' });
+
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+export type ListQuery = Static<typeof ListQuery>;
+
+/** `{"items": [...], "next_cursor": "..." | null}`, newest first (CONTRACT.md "Answers"). */
+export const ListOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export const IdParam = (name: string, prefix: string) =>
+  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 100, description: `an id starting ${prefix}_` }) });

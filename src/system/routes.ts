@@ -1,0 +1,152 @@
+// Platform routes: GET /, /health, /api/health, /api/me, /api/version, /metrics.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Principal } from '../auth/principal.js';
+import { DOCS_PREFIX } from '../http/openapi.js';
+import type { HealthRegistry } from './health.js';
+import { HealthSchema, LivenessSchema, MeSchema, RootSchema, VersionSchema, type Health, type Me } from './schemas.js';
+import { GATEWAY_VERSION, type VersionRegistry } from './version.js';
+
+export interface SystemRoutesOptions {
+  health: HealthRegistry;
+  versions: VersionRegistry;
+  schemaMigration: () => string;
+  configHash: string;
+}
+
+export const systemRoutes: FastifyPluginAsyncTypebox<SystemRoutesOptions> = async (app, options) => {
+  const { health, versions } = options;
+  const tags = ['platform'];
+
+  async function fullHealth(): Promise<Health> {
+    const checks = [await health.database()];
+    return {
+      status: checks.every((check) => check.status === 'ok') ? 'ok' : 'down',
+      version: GATEWAY_VERSION,
+      uptime_seconds: health.uptimeSeconds(),
+      checks,
+      unchecked: health.gaps(),
+    };
+  }
+
+  app.get(
+    '/',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Names the service and says where to go next', response: { 200: RootSchema } },
+    },
+    async () => ({
+      name: 'Parapet',
+      description: 'Governance gateway for AI agents: checks content and tool calls against policy and records every decision.',
+      version: GATEWAY_VERSION,
+      links: {
+        docs: DOCS_PREFIX,
+        openapi: '/openapi.json',
+        health: '/health',
+        operator_api: '/api',
+        agent_traffic: '/v1',
+      },
+    }),
+  );
+
+  app.get(
+    '/health',
+    {
+      config: { access: 'optional' },
+      schema: {
+        tags,
+        summary: 'Liveness without a credential; with one, the same payload as GET /api/health',
+        response: { 200: Type.Union([HealthSchema, LivenessSchema]), 503: Type.Union([HealthSchema, LivenessSchema]) },
+      },
+    },
+    async (request, reply) => {
+      if (request.principal !== null) {
+        const payload = await fullHealth();
+        return reply.code(payload.status === 'ok' ? 200 : 503).send(payload);
+      }
+      const database = await health.database();
+      return database.status === 'ok' ? { status: 'ok' as const } : reply.code(503).send({ status: 'down' as const });
+    },
+  );
+
+  app.get(
+    '/api/health',
+    {
+      config: { access: 'viewer' },
+      schema: {
+        tags,
+        summary: 'Liveness plus what is currently unchecked',
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_request, reply) => {
+      const payload = await fullHealth();
+      return reply.code(payload.status === 'ok' ? 200 : 503).send(payload);
+    },
+  );
+
+  app.get(
+    '/api/me',
+    {
+      config: { access: 'any' },
+      schema: { tags, summary: 'The signed-in identity', response: { 200: MeSchema } },
+    },
+    async (request) => describe(request.principal as Principal),
+  );
+
+  app.get(
+    '/api/version',
+    {
+      config: { access: 'viewer' },
+      schema: { tags, summary: 'Every version that takes part in a decision', response: { 200: VersionSchema } },
+    },
+    async () => ({
+      gateway: GATEWAY_VERSION,
+      schema_migration: options.schemaMigration(),
+      config_hash: options.configHash,
+      node: process.version,
+      components: versions.snapshot(),
+    }),
+  );
+
+  app.get(
+    '/metrics',
+    {
+      config: { access: 'any' },
+      schema: {
+        tags,
+        summary: 'Metrics in the Prometheus text exposition format',
+        produces: ['text/plain'],
+        response: { 200: Type.String({ description: 'Prometheus text format' }) },
+      },
+    },
+    async (_request, reply) => reply.type(app.metrics.contentType).send(await app.metrics.metrics()),
+  );
+};
+
+function describe(principal: Principal): Me {
+  if (principal.kind === 'agent') {
+    return {
+      kind: 'agent',
+      role: null,
+      name: principal.agentSlug,
+      owner: null,
+      token_id: null,
+      credential_id: principal.credentialId,
+      identity_id: principal.identityId,
+      agent: principal.agentSlug,
+      expires_at: principal.expiresAt,
+    };
+  }
+  return {
+    kind: principal.kind,
+    role: principal.kind === 'operator' ? principal.role : null,
+    name: principal.name,
+    owner: principal.owner,
+    token_id: principal.tokenId,
+    credential_id: null,
+    identity_id: null,
+    agent: null,
+    expires_at: principal.expiresAt,
+  };
+}

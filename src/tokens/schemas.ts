@@ -1,0 +1,45 @@
+// Wire shapes of API tokens (spec 02 "Platform and account"; CONTRACT.md "Credentials").
+import { Type, type Static } from 'typebox';
+import { ListOf, ListQuery, NullableTimestamp, Timestamp } from '../http/schemas.js';
+
+export const TokenRole = Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]);
+export const CredentialStatus = Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]);
+
+export const TokenSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('operator'), Type.Literal('traffic')]),
+  role: Type.Union([TokenRole, Type.Null()]),
+  owner: Type.String(),
+  token_hint: Type.String({ description: 'the first characters of the token, never the whole' }),
+  status: CredentialStatus,
+  created_by: Type.String(),
+  created_at: Timestamp,
+  expires_at: NullableTimestamp,
+  revoked_at: NullableTimestamp,
+  last_used_at: NullableTimestamp,
+});
+export type Token = Static<typeof TokenSchema>;
+
+export const CreatedTokenSchema = Type.Intersect([
+  TokenSchema,
+  Type.Object({ token: Type.String({ description: 'the raw token; shown this once and never again' }) }),
+]);
+export type CreatedToken = Static<typeof CreatedTokenSchema>;
+
+export const CreateTokenBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'days until expiry; default 90' })),
+  role: Type.Optional(
+    Type.Union([TokenRole, Type.Literal('traffic')], {
+      description: "the new token's role: at most the caller's; traffic tokens need admin. Default: the caller's role",
+    }),
+  ),
+});
+export type CreateTokenBody = Static<typeof CreateTokenBody>;
+
+export const ListTokensQuery = ListQuery;
+export type ListTokensQuery = Static<typeof ListTokensQuery>;
+export const TokenList = ListOf(TokenSchema);
+
+export const TokenIdParams = Type.Object({ token_id: Type.String({ minLength: 1, maxLength: 100 }) });
