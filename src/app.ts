@@ -11,7 +11,7 @@ import type { Config } from './config/schema.js';
 import { credentialRoutes } from './credentials/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
-import { errorsPlugin } from './http/errors.js';
+import { errorsPlugin, frameworkError } from './http/errors.js';
 import { metricsPlugin } from './http/metrics.js';
 import { DOCS_PREFIX, openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -60,6 +60,7 @@ export async function buildApp({ config, store, clock = systemClock }: AppDeps):
 
   const app = Fastify({
     logger: { level: config.log_level },
+    frameworkErrors: frameworkError,
     bodyLimit: config.body_limit_bytes,
     trustProxy: config.trust_proxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -77,6 +78,11 @@ export async function buildApp({ config, store, clock = systemClock }: AppDeps):
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  // A POST without a body means "no fields": validate it as {} so optional-only bodies need none.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {};
     done();
   });
   if (config.log_requests) {

@@ -1,6 +1,7 @@
 // POST /api/credentials/{credential_id}/revoke.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Principal } from '../auth/principal.js';
+import { EmptyBody } from '../http/schemas.js';
 import { CredentialIdParams, CredentialSchema } from './schemas.js';
 import type { CredentialService } from './service.js';
 
@@ -16,6 +17,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<{ credentials: Credenti
         tags: ['credentials'],
         summary: 'Revoke an agent credential; it stops working at once',
         params: CredentialIdParams,
+        body: EmptyBody,
         response: { 200: CredentialSchema },
       },
     },

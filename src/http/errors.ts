@@ -76,3 +76,12 @@ export const errorsPlugin = fp(
   },
   { name: 'parapet-errors' },
 );
+
+/** Errors the router raises before any route runs (bad URL encoding, over-long path segments). */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const issue =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? problem('uri-too-long', 'a path segment is longer than any id this gateway issues')
+      : problem('invalid-request', error.message);
+  void sendProblem(reply, request, issue);
+}

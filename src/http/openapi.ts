@@ -10,6 +10,11 @@ import { ProblemRef, ProblemSchema } from './schemas.js';
 
 export const DOCS_PREFIX = '/docs';
 
+const problemResponse = {
+  description: 'A problem (RFC 9457)',
+  content: { 'application/problem+json': { schema: ProblemRef } },
+};
+
 export interface OpenApiOptions {
   version: string;
 }
@@ -22,14 +27,13 @@ export const openApiPlugin = fp<OpenApiOptions>(
       if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return;
       const schema = (route.schema ??= {});
       const response = (schema.response ??= {}) as Record<string, unknown>;
-      response['4xx'] ??= ProblemRef;
-      response['5xx'] ??= ProblemRef;
+      response['4xx'] ??= problemResponse;
+      response['5xx'] ??= problemResponse;
       const access = route.config?.access;
-      if (access !== undefined && access !== 'public') {
-        schema.security ??= [{ bearer: [] }];
-      } else {
-        schema.security ??= [];
-      }
+      // OpenAPI's empty requirement `{}` marks a credential as optional.
+      if (access === undefined || access === 'public') schema.security ??= [];
+      else if (access === 'optional') schema.security ??= [{}, { bearer: [] }];
+      else schema.security ??= [{ bearer: [] }];
     });
 
     await app.register(swagger, {

@@ -24,6 +24,7 @@ const CATALOGUE = {
   'unknown-route': { status: 404, title: 'No such route' },
   'conflict': { status: 409, title: 'The request conflicts with the current state' },
   'body-too-large': { status: 413, title: 'The request body is too large' },
+  'uri-too-long': { status: 414, title: 'A path segment is too long' },
   'unsupported-media-type': { status: 415, title: 'The request body has an unsupported content type' },
   'refused': { status: 422, title: 'The request was understood and refused' },
   'rate-limited': { status: 429, title: 'Too many requests' },

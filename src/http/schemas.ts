@@ -1,5 +1,5 @@
 // Schemas shared by every area: the problem body, list envelopes and paging queries.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 
 export const ProblemSchema = Type.Object(
   {
@@ -31,3 +31,12 @@ export const ListOf = <T extends TSchema>(item: T) =>
 
 export const IdParam = (name: string, prefix: string) =>
   Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 100, description: `an id starting ${prefix}_` }) });
+
+/**
+ * A request body: unknown fields are refused (400) rather than ignored, so that a misspelt
+ * setting never passes silently. An absent body is read as `{}` (see app.ts).
+ */
+export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+/** The body of a route that takes none. */
+export const EmptyBody = Body({});

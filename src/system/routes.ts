@@ -116,8 +116,12 @@ export const systemRoutes: FastifyPluginAsyncTypebox<SystemRoutesOptions> = asyn
       schema: {
         tags,
         summary: 'Metrics in the Prometheus text exposition format',
-        produces: ['text/plain'],
-        response: { 200: Type.String({ description: 'Prometheus text format' }) },
+        response: {
+          200: {
+            description: 'Prometheus text format',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+        },
       },
     },
     async (_request, reply) => reply.type(app.metrics.contentType).send(await app.metrics.metrics()),

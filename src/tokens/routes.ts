@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { CredentialService } from '../credentials/service.js';
+import { EmptyBody } from '../http/schemas.js';
 import { CreatedTokenSchema, CreateTokenBody, ListTokensQuery, TokenIdParams, TokenList, TokenSchema } from './schemas.js';
 import type { TokenService } from './service.js';
 
@@ -50,6 +51,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
         tags,
         summary: "Revoke a token by id (admins may revoke anyone's)",
         params: TokenIdParams,
+        body: EmptyBody,
         response: { 200: TokenSchema },
       },
     },
@@ -63,6 +65,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       schema: {
         tags,
         summary: 'Revoke the credential presented with this request',
+        body: EmptyBody,
         response: { 200: Type.Object({ revoked: Type.Literal(true), id: Type.String() }) },
       },
     },

@@ -1,6 +1,6 @@
 // Wire shapes of API tokens (spec 02 "Platform and account"; CONTRACT.md "Credentials").
 import { Type, type Static } from 'typebox';
-import { ListOf, ListQuery, NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { Body, ListOf, ListQuery, NullableTimestamp, Timestamp } from '../http/schemas.js';
 
 export const TokenRole = Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]);
 export const CredentialStatus = Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]);
@@ -27,7 +27,7 @@ export const CreatedTokenSchema = Type.Intersect([
 ]);
 export type CreatedToken = Static<typeof CreatedTokenSchema>;
 
-export const CreateTokenBody = Type.Object({
+export const CreateTokenBody = Body({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'days until expiry; default 90' })),
   role: Type.Optional(

@@ -100,3 +100,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     },
   };
 }
+
+/** The JSON body of a response, typed loosely for assertions. */
+export async function json(response: Response | Promise<Response>): Promise<any> {
+  return (await response).json();
+}

@@ -1,0 +1,365 @@
+// `npm run bench`: load-tests a bare Fastify hello-world, then the gateway's GET /health and authenticated
+// GET /api/me (each in its own child process on 127.0.0.1), prints a table and writes bench/results/*.json.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const HOST = '127.0.0.1';
+const CONNECTIONS = 32;
+const PIPELINING = 1;
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+const TARGET_RATIO_PERCENT = 60;
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const projectDir = path.dirname(benchDir);
+
+interface Target {
+  name: string;
+  baseUrl: string;
+  path: string;
+  headers: Record<string, string>;
+}
+
+interface Measurement {
+  name: string;
+  path: string;
+  requests_per_second_mean: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  ratio_to_hello_world_percent: number;
+  total_requests: number;
+}
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  stderrTail: () => string;
+}
+
+const runningChildren = new Set<Child>();
+
+function secondsFromEnv(name: string, fallback: number, minimum: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < minimum) {
+    throw new Error(`${name} must be a number of seconds >= ${minimum} (got ${JSON.stringify(raw)})`);
+  }
+  return seconds;
+}
+
+/** Asks the OS for a port that is free right now; the child binds it a moment later. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('could not read the port of a probe socket'));
+        return;
+      }
+      probe.close(() => resolve(address.port));
+    });
+  });
+}
+
+function startChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  // stdout is discarded on purpose: the gateway logs a line per request, as it would to a log shipper.
+  const child = spawn(process.execPath, args, { cwd: projectDir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const started: Child = { name, process: child, stderrTail: () => stderr.trim() };
+  runningChildren.add(started);
+  child.once('exit', () => runningChildren.delete(started));
+  return started;
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (hasExited(child.process)) return;
+  const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
+  child.process.kill('SIGTERM');
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitUntilAnswering(child: Child, url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (hasExited(child.process)) {
+      throw new Error(`${child.name} exited before answering ${url}:\n${child.stderrTail()}`);
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${child.name} did not answer 200 on ${url} within ${READY_TIMEOUT_MS / 1000} s:\n${child.stderrTail()}`);
+}
+
+async function startHelloWorld(): Promise<{ child: Child; baseUrl: string }> {
+  const port = await freePort();
+  const child = startChild('hello-world', ['--import', 'tsx', path.join(benchDir, 'hello-world.ts')], {
+    ...process.env,
+    PORT: String(port),
+  });
+  const baseUrl = `http://${HOST}:${port}`;
+  await waitUntilAnswering(child, `${baseUrl}/`);
+  return { child, baseUrl };
+}
+
+/** PARAPET_* settings passed through from the caller's environment, shown so a tuned run is not mistaken for a default one. */
+function gatewayOverridesFromEnv(): Record<string, string> {
+  const overrides: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('PARAPET_') || value === undefined || value === '') continue;
+    if (['PARAPET_DATA_DIR', 'PARAPET_ADMIN_TOKEN', 'PARAPET_DATABASE_URL', 'PARAPET_PORT', 'PARAPET_HOST'].includes(name)) continue;
+    overrides[name] = /TOKEN|KEY/.test(name) ? '[redacted]' : value;
+  }
+  return overrides;
+}
+
+async function startGateway(dataDir: string, adminToken: string): Promise<{ child: Child; baseUrl: string }> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The benchmark measures the embedded SQLite store on a fresh data dir, whatever the caller's shell holds.
+  for (const name of ['DATABASE_URL', 'PARAPET_DATABASE_URL', 'PARAPET_PORT', 'PARAPET_HOST', 'PARAPET_CONFIG']) {
+    delete env[name];
+  }
+  Object.assign(env, {
+    PORT: String(port),
+    HOST,
+    PARAPET_DATA_DIR: dataDir,
+    PARAPET_ADMIN_TOKEN: adminToken,
+  });
+  const child = startChild('gateway', [path.join(projectDir, 'bin', 'parapet.js'), 'serve'], env);
+  const baseUrl = `http://${HOST}:${port}`;
+  await waitUntilAnswering(child, `${baseUrl}/health`);
+  return { child, baseUrl };
+}
+
+async function mintViewerToken(baseUrl: string, adminToken: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', role: 'viewer' }),
+  });
+  const body = await response.text();
+  if (response.status !== 201) throw new Error(`POST /api/tokens answered ${response.status}: ${body}`);
+  const token: unknown = (JSON.parse(body) as { token?: unknown }).token;
+  if (typeof token !== 'string' || token === '') throw new Error(`POST /api/tokens returned no token: ${body}`);
+  return token;
+}
+
+/** One request before the load, so a misconfigured target fails with its answer instead of a count. */
+async function expectOk(target: Target): Promise<void> {
+  const response = await fetch(target.baseUrl + target.path, { headers: target.headers });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`${target.name}: GET ${target.path} answered ${response.status}: ${body}`);
+}
+
+interface LoadRun {
+  result: autocannon.Result;
+  /** Every 2xx response time in ms; autocannon's own histogram rounds them to whole milliseconds. */
+  latenciesMs: Float64Array;
+}
+
+async function load(target: Target, seconds: number): Promise<LoadRun> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.baseUrl + target.path,
+        method: 'GET',
+        headers: target.headers,
+        connections: CONNECTIONS,
+        pipelining: PIPELINING,
+        duration: seconds,
+      },
+      (error: unknown, finished: autocannon.Result) => (error ? reject(error as Error) : resolve(finished)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+      if (statusCode < 200 || statusCode > 299) return;
+      if (count === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[count++] = responseTimeMs;
+    });
+  });
+  return { result, latenciesMs: latencies.slice(0, count).sort() };
+}
+
+function percentile(sortedValues: Float64Array, fraction: number): number {
+  if (sortedValues.length === 0) return Number.NaN;
+  const rank = Math.min(sortedValues.length - 1, Math.ceil(fraction * sortedValues.length) - 1);
+  return sortedValues[Math.max(0, rank)] ?? Number.NaN;
+}
+
+async function measure(target: Target, warmupSeconds: number, measuredSeconds: number): Promise<LoadRun> {
+  await expectOk(target);
+  process.stderr.write(`${target.name}: warm-up ${warmupSeconds} s, then ${measuredSeconds} s measured\n`);
+  if (warmupSeconds > 0) await load(target, warmupSeconds);
+  const run = await load(target, measuredSeconds);
+  const { result } = run;
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    const statuses = JSON.stringify(result.statusCodeStats ?? {});
+    throw new Error(
+      `${target.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts ` +
+        `out of ${result.requests.total} requests (by status: ${statuses})`,
+    );
+  }
+  if (result.requests.total === 0) throw new Error(`${target.name}: no request completed`);
+  return run;
+}
+
+function toMeasurement(target: Target, { result, latenciesMs }: LoadRun, baselineRps: number): Measurement {
+  return {
+    name: target.name,
+    path: target.path,
+    requests_per_second_mean: result.requests.mean,
+    latency_p50_ms: percentile(latenciesMs, 0.5),
+    latency_p99_ms: percentile(latenciesMs, 0.99),
+    ratio_to_hello_world_percent: (result.requests.mean / baselineRps) * 100,
+    total_requests: result.requests.total,
+  };
+}
+
+function formatTable(measurements: Measurement[]): string {
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs hello-world'];
+  const rows = measurements.map((m) => [
+    m.name,
+    m.requests_per_second_mean.toFixed(0),
+    m.latency_p50_ms.toFixed(2),
+    m.latency_p99_ms.toFixed(2),
+    `${m.ratio_to_hello_world_percent.toFixed(1)}%`,
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function killChildrenNow(): void {
+  for (const child of runningChildren) child.process.kill('SIGTERM');
+}
+
+async function main(): Promise<void> {
+  const measuredSeconds = secondsFromEnv('BENCH_SECONDS', 10, 1);
+  const warmupSeconds = secondsFromEnv('BENCH_WARMUP_SECONDS', 3, 0);
+  const startedAt = new Date();
+  const gatewayOverrides = gatewayOverridesFromEnv();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parapet-bench-'));
+  const adminToken = `ppt_op_bench_${randomBytes(20).toString('base64url')}`;
+  const measurements: Measurement[] = [];
+
+  try {
+    const hello = await startHelloWorld();
+    const helloTarget: Target = { name: 'hello-world GET /', baseUrl: hello.baseUrl, path: '/', headers: {} };
+    const helloResult = await measure(helloTarget, warmupSeconds, measuredSeconds);
+    // Stopped before the gateway starts, so the two servers never share the two cores.
+    await stopChild(hello.child);
+    const baselineRps = helloResult.result.requests.mean;
+    measurements.push(toMeasurement(helloTarget, helloResult, baselineRps));
+
+    const gateway = await startGateway(dataDir, adminToken);
+    const viewerToken = await mintViewerToken(gateway.baseUrl, adminToken);
+    const gatewayTargets: Target[] = [
+      { name: 'gateway GET /health', baseUrl: gateway.baseUrl, path: '/health', headers: {} },
+      {
+        name: 'gateway GET /api/me',
+        baseUrl: gateway.baseUrl,
+        path: '/api/me',
+        headers: { authorization: `Bearer ${viewerToken}` },
+      },
+    ];
+    for (const target of gatewayTargets) {
+      measurements.push(toMeasurement(target, await measure(target, warmupSeconds, measuredSeconds), baselineRps));
+    }
+    await stopChild(gateway.child);
+  } finally {
+    await Promise.all([...runningChildren].map(stopChild));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const me = measurements.find((m) => m.path === '/api/me');
+  if (me === undefined) throw new Error('no /api/me measurement');
+  const mePercent = Math.round(me.ratio_to_hello_world_percent);
+  const pass = me.ratio_to_hello_world_percent >= TARGET_RATIO_PERCENT;
+  const cpus = os.cpus();
+  const machine = {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    total_memory_bytes: os.totalmem(),
+  };
+
+  const overrideText = Object.entries(gatewayOverrides).map(([name, value]) => `${name}=${value}`).join(' ');
+  process.stdout.write(
+    [
+      `machine: ${machine.cpu}, ${machine.cores} cores, ${(machine.total_memory_bytes / 1024 ** 3).toFixed(1)} GiB RAM`,
+      `node:    ${process.version}`,
+      `date:    ${startedAt.toISOString()}`,
+      `load:    autocannon, ${CONNECTIONS} connections, pipelining ${PIPELINING}, ` +
+        `${warmupSeconds} s warm-up + ${measuredSeconds} s measured per target`,
+      `gateway: ${overrideText === '' ? 'default settings' : overrideText} (SQLite, stdout discarded)`,
+      '',
+      formatTable(measurements),
+      '',
+      `${pass ? 'PASS' : 'FAIL'}: /api/me reaches ${mePercent}% of hello-world (target >= ${TARGET_RATIO_PERCENT}%)`,
+      '',
+    ].join('\n'),
+  );
+
+  const resultsDir = path.join(benchDir, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  // Colons are not allowed in file names on every system.
+  const resultsFile = path.join(resultsDir, `foundation-${startedAt.toISOString().replaceAll(':', '-')}.json`);
+  const report = {
+    date: startedAt.toISOString(),
+    machine,
+    node: process.version,
+    load: { tool: 'autocannon', connections: CONNECTIONS, pipelining: PIPELINING, warmup_seconds: warmupSeconds, measured_seconds: measuredSeconds },
+    gateway_settings_from_env: gatewayOverrides,
+    targets: measurements,
+    verdict: { api_me_percent_of_hello_world: mePercent, target_percent: TARGET_RATIO_PERCENT, pass },
+  };
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  process.stderr.write(`results written to ${path.relative(projectDir, resultsFile)}\n`);
+
+  if (!pass) process.exitCode = 1;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killChildrenNow();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  });
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
