@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: files run in parallel two at a time; each file starts its own gateways.
     maxWorkers: 2,
-    reporters: ['default'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

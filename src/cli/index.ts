@@ -1,7 +1,6 @@
 // The `parapet` command. Bootstrap commands (serve, migrate, admin ...) open the store directly;
 // everything else will talk to the HTTP API as a client. Failures set process.exitCode.
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load.js';
 import { GATEWAY_VERSION } from '../system/version.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerServerCommands } from './commands/server.js';
@@ -21,7 +20,7 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode;
-  } else if (error instanceof ConfigError) {
+  } else if (error instanceof Error && error.name === 'ConfigError') {
     process.stderr.write(`${error.message}\n`);
     process.exitCode = 2;
   } else {

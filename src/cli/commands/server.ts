@@ -1,14 +1,13 @@
 // parapet serve | migrate.
+// Heavy modules load inside the actions, so `--help` answers at once.
 import type { Command } from 'commander';
-import { loadConfig } from '../../config/load.js';
-import { runServer } from '../../main.js';
-import { Store } from '../../store/db.js';
 
 export function registerServerCommands(program: Command): void {
   program
     .command('serve')
     .description('start the gateway (settings from parapet.yaml and PARAPET_* variables)')
     .action(async () => {
+      const { runServer } = await import('../../main.js');
       await runServer();
     });
 
@@ -16,6 +15,8 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations and print the latest one')
     .action(async () => {
+      const { loadConfig } = await import('../../config/load.js');
+      const { Store } = await import('../../store/db.js');
       const config = loadConfig();
       const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir });
       try {
