@@ -1,4 +1,5 @@
 // Who is calling: the principal a credential resolves to, and the access levels routes declare.
+import { problem } from '../http/problems.js';
 import type { OperatorRole } from '../store/tables.js';
 
 export type Principal =
@@ -29,4 +30,29 @@ export function actorOf(principal: Principal | null): string {
   if (principal === null) return 'anonymous';
   if (principal.kind === 'agent') return `agent:${principal.agentSlug}`;
   return `${principal.owner} (${principal.tokenId})`;
+}
+
+/**
+ * The agent an agent-traffic request speaks for (CONTRACT.md "Naming the agent"). An agent
+ * credential speaks only for its own agent; a traffic token names the agent in the body or the
+ * `X-Parapet-Agent` header, and the two must agree.
+ * @example speakingAgent(principal, { body: request.body.agent, header: request.headers['x-parapet-agent'] })
+ */
+export function speakingAgent(principal: Principal, named: { body?: string; header?: string }): string {
+  const { body, header } = named;
+  if (principal.kind === 'agent') {
+    for (const claimed of [body, header]) {
+      if (claimed !== undefined && claimed !== principal.agentSlug) {
+        throw problem('forbidden', `this credential speaks for agent ${principal.agentSlug}, not ${claimed}`);
+      }
+    }
+    return principal.agentSlug;
+  }
+  if (principal.kind !== 'traffic') throw problem('forbidden', 'agent traffic needs an agent credential or a traffic token');
+  if (body !== undefined && header !== undefined && body !== header) {
+    throw problem('forbidden', `X-Parapet-Agent names ${header} but the body names ${body}`);
+  }
+  const agent = body ?? header;
+  if (agent === undefined) throw problem('invalid-request', 'name the agent in the X-Parapet-Agent header');
+  return agent;
 }

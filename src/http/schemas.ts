@@ -29,8 +29,6 @@ export type ListQuery = Static<typeof ListQuery>;
 export const ListOf = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 
-export const IdParam = (name: string, prefix: string) =>
-  Type.Object({ [name]: Type.String({ minLength: 1, maxLength: 100, description: `an id starting ${prefix}_` }) });
 
 /**
  * A request body: unknown fields are refused (400) rather than ignored, so that a misspelt

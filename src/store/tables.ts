@@ -1,6 +1,6 @@
 // The database as the application sees it: one interface per table, snake_case columns as in the
 // spec. Timestamps are ISO 8601 UTC text on both engines so that they compare as strings.
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 
 export type TokenKind = 'operator' | 'traffic';
 export type OperatorRole = 'viewer' | 'operator' | 'admin';
@@ -66,5 +66,3 @@ export type NewApiToken = Insertable<ApiTokensTable>;
 export type ApiTokenUpdate = Updateable<ApiTokensTable>;
 export type AgentCredentialRow = Selectable<AgentCredentialsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
-// Generated is re-exported for later tables with database-assigned columns.
-export type { Generated };
