@@ -43,6 +43,7 @@ interface Child {
 }
 
 const runningChildren = new Set<Child>();
+const temporaryDirs = new Set<string>();
 
 function secondsFromEnv(name: string, fallback: number, minimum: number): number {
   const raw = process.env[name];
@@ -102,7 +103,8 @@ async function waitUntilAnswering(child: Child, url: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (hasExited(child.process)) {
-      throw new Error(`${child.name} exited before answering ${url}:\n${child.stderrTail()}`);
+      const how = child.process.exitCode ?? child.process.signalCode;
+      throw new Error(`${child.name} exited (${how}) before answering ${url}:\n${child.stderrTail()}`);
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
@@ -113,7 +115,8 @@ async function waitUntilAnswering(child: Child, url: string): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${child.name} did not answer 200 on ${url} within ${READY_TIMEOUT_MS / 1000} s:\n${child.stderrTail()}`);
+  const waited = `${READY_TIMEOUT_MS / 1000} s`;
+  throw new Error(`${child.name} did not answer 200 on ${url} within ${waited}:\n${child.stderrTail()}`);
 }
 
 async function startHelloWorld(): Promise<{ child: Child; baseUrl: string }> {
@@ -127,12 +130,25 @@ async function startHelloWorld(): Promise<{ child: Child; baseUrl: string }> {
   return { child, baseUrl };
 }
 
-/** PARAPET_* settings passed through from the caller's environment, shown so a tuned run is not mistaken for a default one. */
+/** Variables the benchmark sets or removes itself, whatever the caller's shell holds. */
+const GATEWAY_ENV_SET_BY_BENCH = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'PARAPET_PORT',
+  'PARAPET_HOST',
+  'PARAPET_DATABASE_URL',
+  'PARAPET_CONFIG',
+  'PARAPET_DATA_DIR',
+  'PARAPET_ADMIN_TOKEN',
+];
+
+/** PARAPET_* settings passed on from the caller's shell, shown so that a tuned run is not taken for a default one. */
 function gatewayOverridesFromEnv(): Record<string, string> {
   const overrides: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('PARAPET_') || value === undefined || value === '') continue;
-    if (['PARAPET_DATA_DIR', 'PARAPET_ADMIN_TOKEN', 'PARAPET_DATABASE_URL', 'PARAPET_PORT', 'PARAPET_HOST'].includes(name)) continue;
+    if (GATEWAY_ENV_SET_BY_BENCH.includes(name)) continue;
     overrides[name] = /TOKEN|KEY/.test(name) ? '[redacted]' : value;
   }
   return overrides;
@@ -141,10 +157,8 @@ function gatewayOverridesFromEnv(): Record<string, string> {
 async function startGateway(dataDir: string, adminToken: string): Promise<{ child: Child; baseUrl: string }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
-  // The benchmark measures the embedded SQLite store on a fresh data dir, whatever the caller's shell holds.
-  for (const name of ['DATABASE_URL', 'PARAPET_DATABASE_URL', 'PARAPET_PORT', 'PARAPET_HOST', 'PARAPET_CONFIG']) {
-    delete env[name];
-  }
+  // Always the embedded SQLite store in a fresh data dir, and no parapet.yaml named from the shell.
+  for (const name of GATEWAY_ENV_SET_BY_BENCH) delete env[name];
   Object.assign(env, {
     PORT: String(port),
     HOST,
@@ -181,11 +195,13 @@ interface LoadRun {
   result: autocannon.Result;
   /** Every 2xx response time in ms; autocannon's own histogram rounds them to whole milliseconds. */
   latenciesMs: Float64Array;
+  errorsByCode: Record<string, number>;
 }
 
 async function load(target: Target, seconds: number): Promise<LoadRun> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
+  const errorsByCode: Record<string, number> = {};
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -207,8 +223,13 @@ async function load(target: Target, seconds: number): Promise<LoadRun> {
       }
       latencies[count++] = responseTimeMs;
     });
+    instance.on('reqError', (error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      const key = typeof code === 'string' ? code : String(error);
+      errorsByCode[key] = (errorsByCode[key] ?? 0) + 1;
+    });
   });
-  return { result, latenciesMs: latencies.slice(0, count).sort() };
+  return { result, latenciesMs: latencies.slice(0, count).sort(), errorsByCode };
 }
 
 function percentile(sortedValues: Float64Array, fraction: number): number {
@@ -217,7 +238,12 @@ function percentile(sortedValues: Float64Array, fraction: number): number {
   return sortedValues[Math.max(0, rank)] ?? Number.NaN;
 }
 
-async function measure(target: Target, warmupSeconds: number, measuredSeconds: number): Promise<LoadRun> {
+async function measure(
+  target: Target,
+  server: Child,
+  warmupSeconds: number,
+  measuredSeconds: number,
+): Promise<LoadRun> {
   await expectOk(target);
   process.stderr.write(`${target.name}: warm-up ${warmupSeconds} s, then ${measuredSeconds} s measured\n`);
   if (warmupSeconds > 0) await load(target, warmupSeconds);
@@ -225,9 +251,13 @@ async function measure(target: Target, warmupSeconds: number, measuredSeconds: n
   const { result } = run;
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     const statuses = JSON.stringify(result.statusCodeStats ?? {});
+    const serverState = hasExited(server.process)
+      ? `; ${server.name} is no longer running (exit ${server.process.exitCode ?? server.process.signalCode})`
+      : '';
     throw new Error(
       `${target.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts ` +
-        `out of ${result.requests.total} requests (by status: ${statuses})`,
+        `out of ${result.requests.total} requests (by status: ${statuses}; errors: ${JSON.stringify(run.errorsByCode)})` +
+        serverState,
     );
   }
   if (result.requests.total === 0) throw new Error(`${target.name}: no request completed`);
@@ -257,12 +287,15 @@ function formatTable(measurements: Measurement[]): string {
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('  ');
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
+      .join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
-function killChildrenNow(): void {
+function cleanUpNow(): void {
   for (const child of runningChildren) child.process.kill('SIGTERM');
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
 }
 
 async function main(): Promise<void> {
@@ -271,13 +304,14 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const gatewayOverrides = gatewayOverridesFromEnv();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parapet-bench-'));
+  temporaryDirs.add(dataDir);
   const adminToken = `ppt_op_bench_${randomBytes(20).toString('base64url')}`;
   const measurements: Measurement[] = [];
 
   try {
     const hello = await startHelloWorld();
     const helloTarget: Target = { name: 'hello-world GET /', baseUrl: hello.baseUrl, path: '/', headers: {} };
-    const helloResult = await measure(helloTarget, warmupSeconds, measuredSeconds);
+    const helloResult = await measure(helloTarget, hello.child, warmupSeconds, measuredSeconds);
     // Stopped before the gateway starts, so the two servers never share the two cores.
     await stopChild(hello.child);
     const baselineRps = helloResult.result.requests.mean;
@@ -295,12 +329,14 @@ async function main(): Promise<void> {
       },
     ];
     for (const target of gatewayTargets) {
-      measurements.push(toMeasurement(target, await measure(target, warmupSeconds, measuredSeconds), baselineRps));
+      const run = await measure(target, gateway.child, warmupSeconds, measuredSeconds);
+      measurements.push(toMeasurement(target, run, baselineRps));
     }
     await stopChild(gateway.child);
   } finally {
     await Promise.all([...runningChildren].map(stopChild));
     rmSync(dataDir, { recursive: true, force: true });
+    temporaryDirs.delete(dataDir);
   }
 
   const me = measurements.find((m) => m.path === '/api/me');
@@ -339,7 +375,13 @@ async function main(): Promise<void> {
     date: startedAt.toISOString(),
     machine,
     node: process.version,
-    load: { tool: 'autocannon', connections: CONNECTIONS, pipelining: PIPELINING, warmup_seconds: warmupSeconds, measured_seconds: measuredSeconds },
+    load: {
+      tool: 'autocannon',
+      connections: CONNECTIONS,
+      pipelining: PIPELINING,
+      warmup_seconds: warmupSeconds,
+      measured_seconds: measuredSeconds,
+    },
     gateway_settings_from_env: gatewayOverrides,
     targets: measurements,
     verdict: { api_me_percent_of_hello_world: mePercent, target_percent: TARGET_RATIO_PERCENT, pass },
@@ -352,7 +394,7 @@ async function main(): Promise<void> {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    killChildrenNow();
+    cleanUpNow();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   });
 }
