@@ -1,7 +1,9 @@
 // Turns a raw credential into a Principal. Hot path: a verified credential is kept in memory for
 // `auth_cache_ms` (at most 2 s), so a revocation made by another process sharing the database
 // takes effect within that time; the process that revokes forgets the credential at once.
-// Last-use times are collected in memory and written in one batch.
+// The cache is keyed by the presented value, so a hit costs no digest; a sweep drops entries
+// soon after they lapse, so presented values do not linger in memory. Last-use times are
+// collected in memory and written in one batch.
 import type { Clock } from '../lib/clock.js';
 import { SECRET_PREFIX, digestSecret } from '../lib/secrets.js';
 import type { Store } from '../store/db.js';
@@ -9,59 +11,94 @@ import type { Principal } from './principal.js';
 
 interface CacheEntry {
   principal: Principal;
+  hash: string;
   expiresAtMs: number;
   cachedUntilMs: number;
 }
 
 const MAX_CACHED = 10_000;
 const USAGE_FLUSH_MS = 15_000;
+const SWEEP_MS = 5_000;
 
 export class CredentialResolver {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly rawByHash = new Map<string, string>();
   private readonly usedTokens = new Set<string>();
   private readonly usedCredentials = new Set<string>();
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly timers: NodeJS.Timeout[];
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly cacheMs: number,
   ) {
-    this.flushTimer = setInterval(() => void this.flushUsage().catch(() => undefined), USAGE_FLUSH_MS);
-    this.flushTimer.unref();
+    this.timers = [
+      setInterval(() => void this.flushUsage().catch(() => undefined), USAGE_FLUSH_MS),
+      setInterval(() => this.sweep(), SWEEP_MS),
+    ];
+    for (const timer of this.timers) timer.unref();
   }
 
+  /** Resolves a raw credential; null when it is unknown, revoked or expired. */
   async resolve(raw: string): Promise<Principal | null> {
-    const hash = digestSecret(raw);
+    const cached = this.cached(raw);
+    return cached !== undefined ? cached : this.lookup(raw);
+  }
+
+  /**
+   * The answer from this process's cache, without I/O: a principal, null (known to be expired),
+   * or undefined when the database must be asked (`lookup`).
+   */
+  cached(raw: string): Principal | null | undefined {
+    const entry = this.cache.get(raw);
+    if (entry === undefined) return undefined;
     const nowMs = this.clock.now().getTime();
-    const cached = this.cache.get(hash);
-    if (cached !== undefined && cached.cachedUntilMs > nowMs) {
-      if (cached.expiresAtMs <= nowMs) return null;
-      this.noteUse(cached.principal);
-      return cached.principal;
-    }
+    if (entry.cachedUntilMs <= nowMs) return undefined;
+    if (entry.expiresAtMs <= nowMs) return null;
+    this.noteUse(entry.principal);
+    return entry.principal;
+  }
+
+  async lookup(raw: string): Promise<Principal | null> {
+    const hash = digestSecret(raw);
     const principal = raw.startsWith(SECRET_PREFIX.agent) ? await this.lookupAgent(hash) : await this.lookupToken(hash);
     if (principal === null) {
-      this.cache.delete(hash);
+      this.forget(hash);
       return null;
     }
+    const nowMs = this.clock.now().getTime();
     const expiresAtMs = principal.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(principal.expiresAt);
     if (expiresAtMs <= nowMs) return null;
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(hash, { principal, expiresAtMs, cachedUntilMs: nowMs + this.cacheMs });
+    if (this.cache.size >= MAX_CACHED) {
+      this.cache.clear();
+      this.rawByHash.clear();
+    }
+    this.cache.set(raw, { principal, hash, expiresAtMs, cachedUntilMs: nowMs + this.cacheMs });
+    this.rawByHash.set(hash, raw);
     this.noteUse(principal);
     return principal;
   }
 
   /** Drops a credential from this process's cache, so that its revocation applies at once here. */
   forget(secretHash: string): void {
-    this.cache.delete(secretHash);
+    const raw = this.rawByHash.get(secretHash);
+    if (raw === undefined) return;
+    this.cache.delete(raw);
+    this.rawByHash.delete(secretHash);
   }
 
   async close(): Promise<void> {
-    clearInterval(this.flushTimer);
-    this.flushTimer = undefined;
+    for (const timer of this.timers) clearInterval(timer);
     await this.flushUsage();
+  }
+
+  private sweep(): void {
+    const nowMs = this.clock.now().getTime();
+    for (const [raw, entry] of this.cache) {
+      if (entry.cachedUntilMs > nowMs) continue;
+      this.cache.delete(raw);
+      this.rawByHash.delete(entry.hash);
+    }
   }
 
   private async lookupToken(hash: string): Promise<Principal | null> {

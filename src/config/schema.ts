@@ -45,7 +45,16 @@ export const ConfigSchema = Type.Object(
       ],
       { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
     ),
-    log_requests: Type.Boolean({ default: true, description: 'true or false: one log line per request' }),
+    log_requests: Type.Boolean({
+      default: false,
+      description: 'true or false: an access-log line for every request (errors and slow requests are always logged)',
+    }),
+    slow_request_ms: Type.Integer({
+      minimum: 1,
+      maximum: 600_000,
+      default: 1000,
+      description: 'milliseconds after which a request is logged as slow',
+    }),
     shutdown_timeout_ms: Milliseconds('milliseconds that SIGTERM waits for in-flight requests', 10_000),
     trust_proxy: Type.Boolean({ default: false, description: 'true or false: honour X-Forwarded-* headers' }),
     // Credentials

@@ -17,12 +17,6 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthOptions {
-  resolver: CredentialResolver;
-  /** Route prefixes registered by third-party plugins that are public (the API explorer). */
-  publicPrefixes: string[];
-}
-
 function presentedCredential(request: FastifyRequest, acceptApiKey: boolean): string | undefined {
   const header = request.headers.authorization;
   if (typeof header === 'string') {
@@ -57,33 +51,51 @@ function refusal(access: Access, principal: Principal): string {
   return `this route needs the ${needed} role or stronger; the token has ${principal.role}`;
 }
 
-export const authPlugin = fp<AuthOptions>(
-  async (app: FastifyInstance, { resolver, publicPrefixes }) => {
+/**
+ * Checks a request's credential against its route's access level and sets `request.principal`.
+ * Hot path: callback style, so that a credential found in the cache costs no promise; the route's
+ * access level is passed in (read once when the route is registered).
+ */
+export function createAuthenticator(resolver: CredentialResolver) {
+  return function authenticate(
+    request: FastifyRequest,
+    access: Access,
+    acceptApiKeyHeader: boolean,
+    done: (error?: Error) => void,
+  ): void {
+    if (access === 'public') return done();
+    let raw: string | undefined;
+    try {
+      raw = presentedCredential(request, acceptApiKeyHeader);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (raw === undefined) {
+      return access === 'optional'
+        ? done()
+        : done(problem('unauthenticated', 'send a credential as "Authorization: Bearer <credential>"'));
+    }
+    const admit = (principal: Principal | null) => {
+      if (principal === null) return done(problem('unauthenticated', 'the credential is unknown, expired or revoked'));
+      if (!admits(access, principal)) return done(problem('forbidden', refusal(access, principal)));
+      request.principal = principal;
+      done();
+    };
+    const cached = resolver.cached(raw);
+    if (cached !== undefined) return admit(cached);
+    resolver.lookup(raw).then(admit, done);
+  };
+}
+
+/** Declares `request.principal` and refuses to register a route that names no access level. */
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
     app.decorateRequest('principal', null);
 
     app.addHook('onRoute', (route) => {
       route.config ??= {};
       if (route.config.access !== undefined) return;
-      if (publicPrefixes.some((prefix) => route.url.startsWith(prefix))) {
-        route.config.access = 'public';
-        return;
-      }
       throw new Error(`route ${String(route.method)} ${route.url} declares no access level`);
-    });
-
-    app.addHook('onRequest', async (request) => {
-      // The not-found handler has no declared access: it answers 404 to everyone.
-      const access = request.routeOptions.config.access ?? 'public';
-      if (access === 'public') return;
-      const raw = presentedCredential(request, request.routeOptions.config.acceptApiKeyHeader === true);
-      if (raw === undefined) {
-        if (access === 'optional') return;
-        throw problem('unauthenticated', 'send a credential as "Authorization: Bearer <credential>"');
-      }
-      const principal = await resolver.resolve(raw);
-      if (principal === null) throw problem('unauthenticated', 'the credential is unknown, expired or revoked');
-      if (!admits(access, principal)) throw problem('forbidden', refusal(access, principal));
-      request.principal = principal;
     });
   },
   { name: 'parapet-auth' },

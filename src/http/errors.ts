@@ -1,6 +1,7 @@
 // One place turns every error into application/problem+json (RFC 9457): problems thrown by
-// services, validation errors (with `errors` naming each bad field), Fastify's body errors, unknown
-// routes. Anything else is a defect: logged in full, answered as a 500 with no detail.
+// services, validation errors (with `errors` naming each bad field), Fastify's body errors and the
+// router's own errors. Anything else is a defect: logged in full, answered as a 500 with no detail.
+// Unknown routes are answered by the edge plugin.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Problem, problem, type FieldError } from './problems.js';
@@ -66,13 +67,10 @@ export const errorsPlugin = fp(
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const issue = toProblem(error);
       if (issue.status >= 500) {
-        request.log.error({ err: error }, 'request failed');
+        request.log.error({ err: error, reqId: request.id, method: request.method, url: request.url }, 'request failed');
       }
       return sendProblem(reply, request, issue);
     });
-    app.setNotFoundHandler((request, reply) =>
-      sendProblem(reply, request, problem('unknown-route', `no route ${request.method} ${request.url.split('?')[0]}`)),
-    );
   },
   { name: 'parapet-errors' },
 );
@@ -83,5 +81,6 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? problem('uri-too-long', 'a path segment is longer than any id this gateway issues')
       : problem('invalid-request', error.message);
+  reply.header('x-request-id', request.id);
   void sendProblem(reply, request, issue);
 }

@@ -1,14 +1,13 @@
 // The API description comes from the route schemas themselves: @fastify/swagger reads them into
-// `/openapi.json`, and `/docs` serves an explorer over it. Every route gets the shared problem
+// `/openapi.json`, and `/docs` (docs.ts) serves an explorer over it. Every route gets the shared problem
 // responses and its security requirement from its declared access level.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
+import { docsRoutes } from './docs.js';
 import { ProblemRef, ProblemSchema } from './schemas.js';
 
-export const DOCS_PREFIX = '/docs';
 
 const problemResponse = {
   description: 'A problem (RFC 9457)',
@@ -24,7 +23,7 @@ export const openApiPlugin = fp<OpenApiOptions>(
     app.addSchema(ProblemSchema);
 
     app.addHook('onRoute', (route) => {
-      if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return;
+      if (route.schema?.hide === true) return;
       const schema = (route.schema ??= {});
       const response = (schema.response ??= {}) as Record<string, unknown>;
       response['4xx'] ??= problemResponse;
@@ -54,7 +53,7 @@ export const openApiPlugin = fp<OpenApiOptions>(
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`) },
     });
-    await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true });
+    await docsRoutes(app);
 
     app.get(
       '/openapi.json',

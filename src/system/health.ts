@@ -20,7 +20,7 @@ const CHECK_CACHE_MS = 1000;
 export class HealthRegistry {
   private readonly started = Date.now();
   private readonly gapSources: Array<() => Gap[]> = [];
-  private lastDatabase: { at: number; result: Promise<CheckResult> } | undefined;
+  private lastDatabase: { at: number; result: Promise<CheckResult>; settled?: CheckResult } | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -30,6 +30,12 @@ export class HealthRegistry {
 
   uptimeSeconds(): number {
     return Math.round((Date.now() - this.started) / 100) / 10;
+  }
+
+  /** The last database check when it is recent and finished; undefined otherwise. */
+  recentDatabase(): CheckResult | undefined {
+    const last = this.lastDatabase;
+    return last?.settled !== undefined && Date.now() - last.at < CHECK_CACHE_MS ? last.settled : undefined;
   }
 
   async database(): Promise<CheckResult> {
@@ -49,7 +55,9 @@ export class HealthRegistry {
         latency_ms: 0,
         detail: `${this.store.dialect}: ${(error as Error).message}`,
       }));
-    this.lastDatabase = { at: now, result };
+    const entry: { at: number; result: Promise<CheckResult>; settled?: CheckResult } = { at: now, result };
+    this.lastDatabase = entry;
+    void result.then((settled) => (entry.settled = settled));
     return result;
   }
 

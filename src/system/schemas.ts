@@ -1,6 +1,6 @@
 // Wire shapes of the platform routes: /, /health, /api/health, /api/me, /api/version.
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp } from '../http/schemas.js';
+import { Nullable, NullableTimestamp, StringEnum } from '../http/schemas.js';
 import { TokenRole } from '../tokens/schemas.js';
 
 export const RootSchema = Type.Object({
@@ -10,16 +10,16 @@ export const RootSchema = Type.Object({
   links: Type.Record(Type.String(), Type.String()),
 });
 
-export const LivenessSchema = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('down')]) });
+const Status = StringEnum(['ok', 'down']);
 
 export const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+  status: Status,
   version: Type.String(),
   uptime_seconds: Type.Number(),
   checks: Type.Array(
     Type.Object({
       name: Type.String(),
-      status: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+      status: Status,
       latency_ms: Type.Number(),
       detail: Type.String(),
     }),
@@ -30,15 +30,27 @@ export const HealthSchema = Type.Object({
 });
 export type Health = Static<typeof HealthSchema>;
 
+/** GET /health answers liveness alone without a credential, the full payload with one. */
+export const HealthOrLivenessSchema = Type.Object(
+  {
+    status: Status,
+    version: Type.Optional(HealthSchema.properties.version),
+    uptime_seconds: Type.Optional(HealthSchema.properties.uptime_seconds),
+    checks: Type.Optional(HealthSchema.properties.checks),
+    unchecked: Type.Optional(HealthSchema.properties.unchecked),
+  },
+  { description: 'liveness ({"status"}) without a credential; with one, the GET /api/health payload' },
+);
+
 export const MeSchema = Type.Object({
-  kind: Type.Union([Type.Literal('operator'), Type.Literal('traffic'), Type.Literal('agent')]),
-  role: Type.Union([TokenRole, Type.Null()]),
+  kind: StringEnum(['operator', 'traffic', 'agent']),
+  role: Nullable(TokenRole),
   name: Type.String(),
-  owner: Type.Union([Type.String(), Type.Null()]),
-  token_id: Type.Union([Type.String(), Type.Null()]),
-  credential_id: Type.Union([Type.String(), Type.Null()]),
-  identity_id: Type.Union([Type.String(), Type.Null()]),
-  agent: Type.Union([Type.String(), Type.Null()]),
+  owner: Nullable(Type.String()),
+  token_id: Nullable(Type.String()),
+  credential_id: Nullable(Type.String()),
+  identity_id: Nullable(Type.String()),
+  agent: Nullable(Type.String()),
   expires_at: NullableTimestamp,
 });
 export type Me = Static<typeof MeSchema>;

@@ -66,17 +66,17 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
         tags,
         summary: 'Revoke the credential presented with this request',
         body: EmptyBody,
-        response: { 200: Type.Object({ revoked: Type.Literal(true), id: Type.String() }) },
+        response: { 200: Type.Object({ revoked: Type.Boolean(), id: Type.String() }) },
       },
     },
     async (request) => {
       const principal = request.principal as Principal;
       if (principal.kind === 'agent') {
         await credentials.revoke(principal, principal.credentialId, 'credential.logout');
-        return { revoked: true as const, id: principal.credentialId };
+        return { revoked: true, id: principal.credentialId };
       }
       await tokens.revoke(principal, principal.tokenId, 'token.logout');
-      return { revoked: true as const, id: principal.tokenId };
+      return { revoked: true, id: principal.tokenId };
     },
   );
 };

@@ -1,15 +1,16 @@
 // Wire shapes of API tokens (spec 02 "Platform and account"; CONTRACT.md "Credentials").
 import { Type, type Static } from 'typebox';
-import { Body, ListOf, ListQuery, NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { Body, ListOf, ListQuery, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 
-export const TokenRole = Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]);
-export const CredentialStatus = Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]);
+export const TOKEN_ROLES = ['viewer', 'operator', 'admin'] as const;
+export const TokenRole = StringEnum(TOKEN_ROLES);
+export const CredentialStatus = StringEnum(['active', 'expired', 'revoked']);
 
 export const TokenSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  kind: Type.Union([Type.Literal('operator'), Type.Literal('traffic')]),
-  role: Type.Union([TokenRole, Type.Null()]),
+  kind: StringEnum(['operator', 'traffic']),
+  role: Nullable(TokenRole),
   owner: Type.String(),
   token_hint: Type.String({ description: 'the first characters of the token, never the whole' }),
   status: CredentialStatus,
@@ -21,17 +22,17 @@ export const TokenSchema = Type.Object({
 });
 export type Token = Static<typeof TokenSchema>;
 
-export const CreatedTokenSchema = Type.Intersect([
-  TokenSchema,
-  Type.Object({ token: Type.String({ description: 'the raw token; shown this once and never again' }) }),
-]);
+export const CreatedTokenSchema = Type.Object({
+  ...TokenSchema.properties,
+  token: Type.String({ description: 'the raw token; shown this once and never again' }),
+});
 export type CreatedToken = Static<typeof CreatedTokenSchema>;
 
 export const CreateTokenBody = Body({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   ttl_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'days until expiry; default 90' })),
   role: Type.Optional(
-    Type.Union([TokenRole, Type.Literal('traffic')], {
+    StringEnum([...TOKEN_ROLES, 'traffic'], {
       description: "the new token's role: at most the caller's; traffic tokens need admin. Default: the caller's role",
     }),
   ),
