@@ -45,13 +45,20 @@ describe.each(DIALECTS)('platform routes (%s)', (dialect) => {
 
   it('serves Prometheus metrics with requests by route template and status', async () => {
     await gateway.request('/api/tokens/tok_missing/revoke', { method: 'POST' });
+    await gateway.request('/api/me');
     const response = await gateway.request('/metrics');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
     expect(text).toContain('parapet_process_cpu_user_seconds_total');
     expect(text).toMatch(/parapet_http_requests_total\{method="POST",route="\/api\/tokens\/:token_id\/revoke",status="404"\} \d+/);
-    expect(text).toContain('parapet_http_request_duration_seconds_bucket');
+    const bucket = (le: string) =>
+      Number(new RegExp(`parapet_http_request_duration_seconds_bucket\\{method="GET",route="/api/me",le="${le.replace('+', '\\+')}"\\} (\\d+)`).exec(text)?.[1]);
+    const count = Number(/parapet_http_request_duration_seconds_count\{method="GET",route="\/api\/me"\} (\d+)/.exec(text)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(bucket('+Inf')).toBe(count);
+    expect(bucket('0.0005')).toBeLessThanOrEqual(bucket('5'));
+    expect(text).toMatch(/# TYPE parapet_http_request_duration_seconds histogram/);
     expect((await fetch(`${gateway.url}/metrics`)).status).toBe(401);
   });
 
