@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
@@ -104,4 +105,19 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
 /** The JSON body of a response, typed loosely for assertions. */
 export async function json(response: Response | Promise<Response>): Promise<any> {
   return (await response).json();
+}
+
+/**
+ * Starts a gateway before the tests of the enclosing describe block and closes it after them.
+ * @example const ctx = withGateway({ dialect }); it('...', () => ctx.gateway.request('/api/me'));
+ */
+export function withGateway(options: StartOptions = {}): { gateway: TestGateway } {
+  const context = {} as { gateway: TestGateway };
+  beforeAll(async () => {
+    context.gateway = await startGateway(options);
+  });
+  afterAll(async () => {
+    await context.gateway?.close();
+  });
+  return context;
 }
