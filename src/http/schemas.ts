@@ -1,5 +1,8 @@
 // Schemas shared by every area: the problem body, list envelopes and paging queries.
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
+import { Nullable, StringEnum } from '../lib/typebox.js';
+
+export { Nullable, StringEnum };
 
 export const ProblemSchema = Type.Object(
   {
@@ -15,21 +18,6 @@ export const ProblemSchema = Type.Object(
 
 /** A reference to the shared problem schema, for response maps. */
 export const ProblemRef = Type.Unsafe<Static<typeof ProblemSchema>>({ $ref: 'Problem#' });
-
-/**
- * A string from a fixed set. Response schemas avoid `anyOf`: fast-json-stringify would validate
- * every answer against each branch to pick one, which costs more than the rest of a request.
- */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-
-/** A value or null, written as a JSON Schema type list (OpenAPI 3.1) rather than `anyOf`. */
-export const Nullable = <T extends TSchema>(schema: T) => {
-  const base = schema as TSchema & { type?: string; enum?: unknown[] };
-  const nullable: Record<string, unknown> = { ...base, type: [base.type, 'null'] };
-  if (base.enum !== undefined) nullable.enum = [...base.enum, null];
-  return Type.Unsafe<Static<T> | null>(nullable);
-};
 
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Nullable(Timestamp);

@@ -1,0 +1,177 @@
+// Compiles a pack once into matchers and evaluates packs over one call's facts: which rules fire,
+// `verdict` from enforcing rules, `effective_verdict` from all, and the decisive match.
+// Hot path: pure functions over facts gathered beforehand; no I/O, no allocation beyond results.
+import type { Detection, Surface } from '../detectors/types.js';
+import type { Effect, Mode, Pack, Rule, Verdict } from './schema.js';
+
+/** What policy may know about one call; gathered before evaluation (spec 01 §2.4, "Analysis"). */
+export interface CallFacts {
+  surface: Surface;
+  detections: readonly Detection[];
+  /** 0 = trusted, 1 = untrusted content reached this call. */
+  taint: number;
+  /** Outcomes of the capability check for a tool call (a call can be both denied and undeclared). */
+  capability: ReadonlySet<'denied' | 'granted' | 'not_declared'>;
+  /** Observed facts reported with a completion claim; null when none were reported. */
+  completionFacts: Readonly<Record<string, unknown>> | null;
+  agentCardMismatch: boolean;
+  degraded: boolean;
+  actionKinds: readonly string[];
+  actionDestructive: boolean;
+  budgetExceeded: boolean;
+  loopDetected: boolean;
+}
+
+export interface FiredRule {
+  rule_id: string;
+  pack: string;
+  effect: Effect;
+  mode: Mode;
+  message: string;
+  /** The detection that made it fire, for rules with entity conditions. */
+  detection?: Detection;
+  severity?: Rule['severity'];
+  /** True for rules that look at detections (guardrail findings), false for fact rules. */
+  detector_rule: boolean;
+}
+
+export interface CompiledRule {
+  rule: Rule;
+  pack: string;
+  mode: Mode;
+  /** Null when the rule does not fire; the decisive detection (or null for fact rules) when it does. */
+  match(facts: CallFacts): { detection: Detection | null } | null;
+}
+
+export interface CompiledPack {
+  key: string;
+  version: number;
+  mode: Mode;
+  failMode: 'open' | 'closed';
+  rules: CompiledRule[];
+  /** Surfaces on which some enabled rule of this pack looks at detections. */
+  detectionSurfaces: ReadonlySet<Surface> | 'all';
+}
+
+const STRENGTH: Record<Effect, number> = { allow: 0, mask: 1, tokenize: 1, escalate: 2, block: 3 };
+const list = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+export function verdictOf(effect: Effect): Verdict {
+  return effect === 'block' ? 'block' : effect === 'escalate' ? 'escalate' : 'allow';
+}
+
+export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRule {
+  const { when } = rule;
+  const surfaces = list(when.surface);
+  const exact = list(when.entity);
+  const prefixes = list(when.entity_prefix);
+  const minScore = when.min_score ?? 0;
+  const actionKinds = list(when.action_kind);
+  const looksAtEntities = exact !== undefined || prefixes !== undefined;
+
+  const checks: Array<(facts: CallFacts) => boolean> = [];
+  if (surfaces !== undefined) checks.push((facts) => surfaces.includes(facts.surface));
+  if (when.taint_exceeds !== undefined) checks.push((facts) => facts.taint > (when.taint_exceeds as number));
+  if (when.capability !== undefined) checks.push((facts) => facts.capability.has(when.capability as 'denied'));
+  if (when.facts_unmet !== undefined) {
+    const required = when.facts_unmet;
+    // A fact that is not reported counts as unmet (spec 01 §2.3, completion rule).
+    checks.push((facts) => required.some((name) => facts.completionFacts?.[name] !== true));
+  }
+  if (when.agent_card_mismatch !== undefined) checks.push((facts) => facts.agentCardMismatch === when.agent_card_mismatch);
+  if (when.detector_degraded !== undefined) checks.push((facts) => facts.degraded === when.detector_degraded);
+  if (actionKinds !== undefined) checks.push((facts) => facts.actionKinds.some((kind) => actionKinds.includes(kind)));
+  if (when.action_destructive !== undefined) checks.push((facts) => facts.actionDestructive === when.action_destructive);
+  if (when.budget_exceeded !== undefined) checks.push((facts) => facts.budgetExceeded === when.budget_exceeded);
+  if (when.loop_detected !== undefined) checks.push((facts) => facts.loopDetected === when.loop_detected);
+
+  const entityMatches = (detection: Detection) =>
+    detection.score >= minScore &&
+    ((exact?.includes(detection.entity) ?? false) || (prefixes?.some((prefix) => detection.entity.startsWith(prefix)) ?? false));
+
+  return {
+    rule,
+    pack: pack.key,
+    mode: rule.mode ?? packMode,
+    match(facts) {
+      for (const check of checks) if (!check(facts)) return null;
+      if (!looksAtEntities) return { detection: null };
+      let best: Detection | null = null;
+      for (const detection of facts.detections) {
+        if (entityMatches(detection) && (best === null || detection.score > best.score)) best = detection;
+      }
+      return best === null ? null : { detection: best };
+    },
+  };
+}
+
+export function compilePack(pack: Pack, modeOverride?: Mode): CompiledPack {
+  const mode = modeOverride ?? pack.mode;
+  const rules = pack.rules.filter((rule) => rule.enabled !== false).map((rule) => compileRule(rule, pack, mode));
+  let detectionSurfaces: Set<Surface> | 'all' = new Set();
+  for (const { rule } of rules) {
+    if (rule.when.entity === undefined && rule.when.entity_prefix === undefined) continue;
+    const surfaces = list(rule.when.surface);
+    if (surfaces === undefined) {
+      detectionSurfaces = 'all';
+      break;
+    }
+    for (const surface of surfaces) detectionSurfaces.add(surface);
+  }
+  return { key: pack.key, version: pack.version, mode, failMode: pack.fail_mode ?? 'open', rules, detectionSurfaces };
+}
+
+export interface Evaluation {
+  fired: FiredRule[];
+  verdict: Verdict;
+  effectiveVerdict: Verdict;
+  mode: Mode;
+  /** The rule that decided the outcome: the strongest, enforcing first on a tie. */
+  decisive: FiredRule | null;
+}
+
+export function evaluate(packs: readonly CompiledPack[], facts: CallFacts): Evaluation {
+  const fired: FiredRule[] = [];
+  for (const pack of packs) {
+    for (const compiled of pack.rules) {
+      const match = compiled.match(facts);
+      if (match === null) continue;
+      const { rule } = compiled;
+      fired.push({
+        rule_id: rule.id,
+        pack: pack.key,
+        effect: rule.effect,
+        mode: compiled.mode,
+        message: rule.message ?? rule.id,
+        ...(match.detection === null ? {} : { detection: match.detection }),
+        ...(rule.severity === undefined ? {} : { severity: rule.severity }),
+        detector_rule: rule.when.entity !== undefined || rule.when.entity_prefix !== undefined,
+      });
+    }
+  }
+  let enforcing = 0;
+  let overall = 0;
+  let decisive: FiredRule | null = null;
+  for (const rule of fired) {
+    const strength = STRENGTH[rule.effect];
+    if (rule.mode === 'enforce') enforcing = Math.max(enforcing, strength);
+    overall = Math.max(overall, strength);
+    const better =
+      decisive === null ||
+      strength > STRENGTH[decisive.effect] ||
+      (strength === STRENGTH[decisive.effect] && rule.mode === 'enforce' && decisive.mode !== 'enforce');
+    if (better) decisive = rule;
+  }
+  const anyEnforcing = packs.some((pack) => pack.mode === 'enforce' || pack.rules.some((rule) => rule.mode === 'enforce'));
+  return {
+    fired,
+    verdict: verdictFromStrength(enforcing),
+    effectiveVerdict: verdictFromStrength(overall),
+    mode: decisive?.mode ?? (anyEnforcing ? 'enforce' : 'observe'),
+    decisive,
+  };
+}
+
+function verdictFromStrength(strength: number): Verdict {
+  return strength >= 3 ? 'block' : strength === 2 ? 'escalate' : 'allow';
+}

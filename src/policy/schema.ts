@@ -1,0 +1,75 @@
+// The policy-pack language: a pack is YAML text with a key, a version, a mode and rules. Each rule
+// has `when` conditions over the call's detections and facts, an effect and a message. This file
+// holds the schema only; parse.ts reads text, compile.ts turns a pack into a matcher.
+// No HTTP, no storage here.
+import { Type, type Static } from 'typebox';
+import { SURFACES } from '../detectors/types.js';
+import { StringEnum } from '../lib/typebox.js';
+
+export const EFFECTS = ['allow', 'mask', 'tokenize', 'escalate', 'block'] as const;
+export type Effect = (typeof EFFECTS)[number];
+export const MODES = ['observe', 'enforce'] as const;
+export type Mode = (typeof MODES)[number];
+export type Verdict = 'allow' | 'escalate' | 'block';
+
+const SurfaceName = StringEnum(SURFACES);
+const OneOrMany = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Union([item, Type.Array(item, { minItems: 1 })]);
+
+/** Conditions of a rule; every condition given must hold (logical AND). */
+export const WhenSchema = Type.Object(
+  {
+    surface: Type.Optional(OneOrMany(SurfaceName)),
+    /** An exact entity type, or several. */
+    entity: Type.Optional(OneOrMany(Type.String({ pattern: '^[A-Z]+\\.[A-Z0-9_]+$' }))),
+    /** An entity family or prefix, e.g. `INJECTION.` or `PII.`. */
+    entity_prefix: Type.Optional(OneOrMany(Type.String({ pattern: '^[A-Z]+\\.[A-Z0-9_]*$' }))),
+    /** Minimum detection score for the entity conditions. */
+    min_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** The call carries untrusted taint above this level (0 = trusted, 1 = untrusted). */
+    taint_exceeds: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** The capability check's outcome for a tool call. */
+    capability: Type.Optional(StringEnum(['denied', 'granted', 'not_declared'])),
+    /** Facts a completion claim must report; a fact not reported counts as unmet. */
+    facts_unmet: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+    /** The sender of an agent message does not match its declared card. */
+    agent_card_mismatch: Type.Optional(Type.Boolean()),
+    /** A detector timed out, errored or was skipped for budget on this call. */
+    detector_degraded: Type.Optional(Type.Boolean()),
+    /** What an SQL, shell or HTTP argument would do (filled in by action analysis). */
+    action_kind: Type.Optional(OneOrMany(Type.String({ minLength: 1 }))),
+    action_destructive: Type.Optional(Type.Boolean()),
+    budget_exceeded: Type.Optional(Type.Boolean()),
+    loop_detected: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type When = Static<typeof WhenSchema>;
+
+export const RuleSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z0-9_.]+$', description: 'family.snake_case' }),
+    description: Type.Optional(Type.String()),
+    when: WhenSchema,
+    effect: StringEnum(EFFECTS),
+    message: Type.Optional(Type.String()),
+    enabled: Type.Optional(Type.Boolean()),
+    /** Overrides the pack's mode for this rule. */
+    mode: Type.Optional(StringEnum(MODES)),
+    severity: Type.Optional(StringEnum(['critical', 'high', 'medium', 'low'])),
+  },
+  { additionalProperties: false },
+);
+export type Rule = Static<typeof RuleSchema>;
+
+export const PackSchema = Type.Object(
+  {
+    key: Type.String({ pattern: '^[a-z][a-z0-9_-]*$' }),
+    version: Type.Integer({ minimum: 1 }),
+    mode: StringEnum(MODES),
+    fail_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+    description: Type.Optional(Type.String()),
+    rules: Type.Array(RuleSchema),
+  },
+  { additionalProperties: false },
+);
+export type Pack = Static<typeof PackSchema>;
