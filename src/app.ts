@@ -7,9 +7,15 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { destination, pino } from 'pino';
 import { AuditLog } from './audit/log.js';
 import { CredentialResolver } from './auth/resolver.js';
-import { configHash } from './config/load.js';
+import { ConfigError, configHash } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { credentialRoutes } from './credentials/routes.js';
+import { ALL_DETECTORS } from './detectors/index.js';
+import { DetectorRegistry } from './detectors/registry.js';
+import { detectorRoutes } from './detectors/routes.js';
+import { DetectorService } from './detectors/service.js';
+import type { Detector } from './detectors/types.js';
+import { guardRoutes } from './guard/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
 import { errorsPlugin, frameworkError } from './http/errors.js';
@@ -18,6 +24,13 @@ import { HttpMetrics } from './http/metrics.js';
 import { openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { EMPTY_DIRECTORY, Pipeline, type AgentDirectory } from './pipeline/decide.js';
+import { DecisionMetrics } from './pipeline/metrics.js';
+import { policyRoutes } from './policies/routes.js';
+import { PolicyService } from './policies/service.js';
+import { SHIPPED_PACKS } from './policy/packs/index.js';
+import { PolicyRegistry } from './policy/registry.js';
+import { Recorder } from './recording/recorder.js';
 import type { Store } from './store/db.js';
 import { HealthRegistry } from './system/health.js';
 import { systemRoutes } from './system/routes.js';
@@ -31,6 +44,10 @@ export interface AppDeps {
   clock?: Clock;
   /** Defaults to pino writing JSON lines to stdout. */
   logger?: FastifyBaseLogger;
+  /** Defaults to every registered detector (tests pass slow or failing ones). */
+  detectors?: readonly Detector[];
+  /** Defaults to a directory in which no agent is registered (the agents area replaces it). */
+  agents?: AgentDirectory;
 }
 
 export interface Services {
@@ -41,16 +58,51 @@ export interface Services {
   credentials: CredentialService;
   health: HealthRegistry;
   versions: VersionRegistry;
+  pipeline: Pipeline;
+  recorder: Recorder;
+  detectors: DetectorService;
+  policies: PolicyService;
 }
 
 export type App = FastifyInstance & { services: Services };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp({ config, store, clock = systemClock, logger }: AppDeps): Promise<App> {
+/** How often a process reads back the detector switches and pack modes other processes stored. */
+const STATE_SYNC_MS = 1000;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, store, clock = systemClock, logger } = deps;
   const schemaMigration = await store.latestMigration();
   const audit = new AuditLog(store, clock);
   const resolver = new CredentialResolver(store, clock, config.auth_cache_ms);
+  const detectorRegistry = new DetectorRegistry(deps.detectors ?? ALL_DETECTORS, config.enabled_detectors);
+  const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `config: enabled_detectors names unknown detectors ${unknown.join(', ')}; known: ${detectorRegistry.detectors.map((d) => d.key).join(', ')}`,
+    );
+  }
+  const policyRegistry = new PolicyRegistry(SHIPPED_PACKS);
+  const metrics = new HttpMetrics();
+  const decisionMetrics = new DecisionMetrics(metrics.registry);
+  let recordingErrors: (error: unknown) => void = () => undefined;
+  const recorder = new Recorder(store, { onError: (error) => recordingErrors(error) });
+  const pipeline = new Pipeline({
+    detectors: detectorRegistry,
+    policies: policyRegistry,
+    agents: deps.agents ?? EMPTY_DIRECTORY,
+    recorder,
+    clock,
+    settings: {
+      enforcementBudgetMs: config.enforcement_budget_ms,
+      detectorTimeoutMs: config.detector_timeout_ms,
+      failMode: config.fail_mode,
+      detectorSettings: { pii_packs: config.pii_packs },
+      recordContent: config.record_content,
+    },
+    observe: decisionMetrics.observe,
+  });
   const services: Services = {
     clock,
     audit,
@@ -59,9 +111,24 @@ export async function buildApp({ config, store, clock = systemClock, logger }: A
     credentials: new CredentialService(store, audit, resolver, clock),
     health: new HealthRegistry(store),
     versions: new VersionRegistry(),
+    pipeline,
+    recorder,
+    detectors: new DetectorService(detectorRegistry, config.enabled_detectors, store, audit, clock),
+    policies: new PolicyService(policyRegistry, store, audit, clock),
   };
+  await services.detectors.sync();
+  await services.policies.sync();
+  services.versions.add('policies', () => policyRegistry.versions());
+  services.versions.add('policy_language', () => '1');
+  services.versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
+  services.health.addGaps(() => [
+    ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
+    ...policyRegistry
+      .list()
+      .filter(({ mode }) => mode === 'observe')
+      .map(({ pack }) => ({ what: `policy pack ${pack.key}`, why: 'in observe: what it detects is reported, not blocked' })),
+  ]);
   services.health.addGaps(() => deploymentGaps(config));
-  const metrics = new HttpMetrics();
 
   const app = Fastify({
     loggerInstance: logger ?? stdoutLogger(config),
@@ -80,6 +147,7 @@ export async function buildApp({ config, store, clock = systemClock, logger }: A
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  recordingErrors = (error) => app.log.error({ err: error }, 'recording decisions failed');
   app.setValidatorCompiler(createValidatorCompiler());
   // Only JSON bodies are accepted; anything else is a 415 rather than a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -103,8 +171,20 @@ export async function buildApp({ config, store, clock = systemClock, logger }: A
   });
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
+  await app.register(guardRoutes, { pipeline });
+  await app.register(detectorRoutes, { detectors: services.detectors });
+  await app.register(policyRoutes, { policies: services.policies });
+
+  const syncTimer = setInterval(() => {
+    Promise.all([services.detectors.sync(), services.policies.sync()]).catch((error: unknown) =>
+      app.log.warn({ err: error }, 'reading detector switches and pack modes failed'),
+    );
+  }, STATE_SYNC_MS);
+  syncTimer.unref();
 
   app.addHook('onClose', async () => {
+    clearInterval(syncTimer);
+    await recorder.close();
     await resolver.close();
   });
 

@@ -76,6 +76,12 @@ export const ConfigSchema = Type.Object(
       default: 'open',
       description: 'open or closed',
     }),
+    record_content: Type.Unsafe<'none' | 'redacted' | 'full'>({
+      type: 'string',
+      enum: ['none', 'redacted', 'full'],
+      default: 'redacted',
+      description: 'none, redacted or full: how much checked content a decision record keeps',
+    }),
     // Detectors (spec 01 §2.4)
     enabled_detectors: StringList('a JSON list of detector keys', DEFAULT_DETECTORS),
     pii_packs: StringList('a JSON list of PII pattern packs (global, us, uk, eu, in)', ['global', 'us', 'uk', 'eu']),

@@ -5,26 +5,38 @@
 import { Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /** Upper bounds of the latency buckets, in seconds. */
-const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+export const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** A latency distribution kept as plain per-bucket counts (not cumulative; the last slot is +Inf). */
+export class Latencies {
+  readonly buckets = new Float64Array(BUCKETS.length + 1);
+  sumSeconds = 0;
+  count = 0;
+
+  add(seconds: number): void {
+    let bucket = 0;
+    while (bucket < BUCKETS.length && seconds > (BUCKETS[bucket] as number)) bucket += 1;
+    this.buckets[bucket] = (this.buckets[bucket] as number) + 1;
+    this.sumSeconds += seconds;
+    this.count += 1;
+  }
+}
 
 interface RouteStats {
   method: string;
   route: string;
-  /** Observations per bucket (not cumulative); the last slot is +Inf. */
-  buckets: Float64Array;
-  sumSeconds: number;
-  count: number;
+  latencies: Latencies;
   byStatus: Map<number, number>;
 }
 
-interface Sample {
+export interface Sample {
   metricName?: string;
   labels: Record<string, string | number>;
   value: number;
 }
 
 /** A metric whose samples are computed at scrape time, registered with prom-client's registry. */
-function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[]): Metric {
+export function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[]): Metric {
   const metric = {
     name,
     help,
@@ -55,7 +67,11 @@ export class HttpMetrics {
     );
     this.registry.registerMetric(
       scrapedMetric('parapet_http_request_duration_seconds', 'HTTP request latency by method and route template', 'histogram', () =>
-        this.routes.filter((stats) => stats.count > 0).flatMap((stats) => histogramSamples(stats)),
+        this.routes
+          .filter((stats) => stats.latencies.count > 0)
+          .flatMap((stats) =>
+            bucketSamples('parapet_http_request_duration_seconds', { method: stats.method, route: stats.route }, stats.latencies),
+          ),
       ),
     );
   }
@@ -65,30 +81,21 @@ export class HttpMetrics {
    * bucket search and three additions.
    */
   observerFor(method: string, route: string): (statusCode: number, elapsedMs: number) => void {
-    const stats: RouteStats = {
-      method,
-      route,
-      buckets: new Float64Array(BUCKETS.length + 1),
-      sumSeconds: 0,
-      count: 0,
-      byStatus: new Map(),
-    };
+    const stats: RouteStats = { method, route, latencies: new Latencies(), byStatus: new Map() };
     this.routes.push(stats);
     return (statusCode, elapsedMs) => {
-      const seconds = elapsedMs / 1000;
-      let bucket = 0;
-      while (bucket < BUCKETS.length && seconds > (BUCKETS[bucket] as number)) bucket += 1;
-      stats.buckets[bucket] = (stats.buckets[bucket] as number) + 1;
-      stats.sumSeconds += seconds;
-      stats.count += 1;
+      stats.latencies.add(elapsedMs / 1000);
       stats.byStatus.set(statusCode, (stats.byStatus.get(statusCode) ?? 0) + 1);
     };
   }
 }
 
-function histogramSamples(stats: RouteStats): Sample[] {
-  const name = 'parapet_http_request_duration_seconds';
-  const labels = { method: stats.method, route: stats.route };
+/** Prometheus histogram samples (cumulative buckets, sum, count) from plain per-bucket counts. */
+export function bucketSamples(
+  name: string,
+  labels: Record<string, string>,
+  stats: { buckets: Float64Array; sumSeconds: number; count: number },
+): Sample[] {
   const samples: Sample[] = [];
   let cumulative = 0;
   BUCKETS.forEach((bound, index) => {

@@ -37,7 +37,12 @@ export const ListOf = <T extends TSchema>(item: T) =>
  * A request body: unknown fields are refused (400) rather than ignored, so that a misspelt
  * setting never passes silently. An absent body is read as `{}` (see app.ts).
  */
-export const Body = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+export const Body = <T extends TProperties>(properties: T, options: { bodyLimit?: number } = {}) =>
+  Type.Object(properties, {
+    additionalProperties: false,
+    // Routes that take more than the gateway-wide body limit say so in the API description.
+    ...(options.bodyLimit === undefined ? {} : { 'x-body-limit': options.bodyLimit }),
+  });
 
 /** The body of a route that takes none. */
 export const EmptyBody = Body({});

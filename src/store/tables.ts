@@ -54,7 +54,68 @@ export interface MetaTable {
   updated_at: string;
 }
 
+export interface TracesTable {
+  id: string;
+  at: string;
+  agent: string;
+  subject: string;
+  surface: string;
+  tool: string | null;
+  verdict: string;
+  effective_verdict: string;
+  mode: string;
+  /** JSON arrays. */
+  rules: string;
+  entities: string;
+  degraded: string;
+  detectors: string;
+  latency_ms: number;
+  content_sha256: string;
+  content_length: number;
+  /** Stored only as `record_content` allows. */
+  content: string | null;
+  session_id: string | null;
+  trace_id: string | null;
+  environment: string | null;
+}
+
+export interface FindingsTable {
+  id: string;
+  fingerprint: string;
+  type: string;
+  severity: string;
+  severity_rank: number;
+  status: string;
+  title: string;
+  subject: string;
+  agent: string | null;
+  at: string;
+  last_seen_at: string;
+  occurrences: number;
+  /** JSON object. */
+  evidence: string;
+  decision_id: string | null;
+}
+
+export interface DetectorSettingsTable {
+  key: string;
+  /** 1 or 0. */
+  enabled: number;
+  reason: string | null;
+  updated_at: string;
+}
+
+export interface PolicyStateTable {
+  key: string;
+  mode: string;
+  updated_at: string;
+}
+
 export interface Database {
+  traces: TracesTable;
+  findings: FindingsTable;
+  detector_settings: DetectorSettingsTable;
+  policy_state: PolicyStateTable;
   api_tokens: ApiTokensTable;
   agent_credentials: AgentCredentialsTable;
   audit_entries: AuditEntriesTable;
@@ -66,3 +127,5 @@ export type NewApiToken = Insertable<ApiTokensTable>;
 export type ApiTokenUpdate = Updateable<ApiTokensTable>;
 export type AgentCredentialRow = Selectable<AgentCredentialsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
+export type TraceRow = Selectable<TracesTable>;
+export type FindingRow = Selectable<FindingsTable>;

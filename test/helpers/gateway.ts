@@ -9,6 +9,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
+import type { Detector } from '../../src/detectors/types.js';
 import { Store, type Dialect } from '../../src/store/db.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -29,11 +30,13 @@ export interface TestGateway {
   url: string;
   dialect: Dialect;
   adminToken: string;
+  /** A traffic token: the default credential for agent traffic (/v1/*). */
+  trafficToken: string;
   config: Config;
   app: App;
   store: Store;
   clock: TestClock;
-  /** fetch against the gateway with the admin token unless another credential is given. */
+  /** fetch against the gateway: the traffic token on /v1, the admin token elsewhere, unless another credential is given. */
   request(pathname: string, init?: RequestInit & { token?: string | null; json?: unknown }): Promise<Response>;
   close(): Promise<void>;
 }
@@ -43,6 +46,8 @@ export interface StartOptions {
   overrides?: Partial<Config>;
   /** Reuse a database (several gateways on one PostgreSQL database). */
   databaseUrl?: string;
+  /** Replace the registered detectors (slow or failing ones for degraded-path tests). */
+  detectors?: readonly Detector[];
 }
 
 export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
@@ -73,14 +78,18 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir, poolSize: 4 });
   await store.migrate();
   const clock = new TestClock();
-  const app = await buildApp({ config, store, clock });
+  const app = await buildApp({ config, store, clock, ...(options.detectors ? { detectors: options.detectors } : {}) });
   await app.services.tokens.ensureAdminToken(config.admin_token);
+  const trafficToken = (
+    await app.services.tokens.mint({ name: 'test traffic', role: 'traffic', owner: 'tests', createdBy: 'test', ttlDays: null }, 'test')
+  ).token;
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
   return {
     url: address,
     dialect,
     adminToken,
+    trafficToken,
     config,
     app,
     store,
@@ -88,7 +97,7 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     request(pathname, init = {}) {
       const { token, json, ...rest } = init;
       const headers = new Headers(rest.headers);
-      const credential = token === undefined ? adminToken : token;
+      const credential = token === undefined ? (pathname.startsWith('/v1/') ? trafficToken : adminToken) : token;
       if (credential !== null) headers.set('authorization', `Bearer ${credential}`);
       if (json !== undefined) headers.set('content-type', 'application/json');
       return fetch(address + pathname, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });

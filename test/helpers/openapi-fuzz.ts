@@ -14,6 +14,7 @@ export interface OpenApiSchema {
   const?: unknown;
   $ref?: string;
   additionalProperties?: boolean | OpenApiSchema;
+  'x-body-limit'?: number;
 }
 
 interface Parameter {
@@ -139,7 +140,8 @@ export function casesFor(
     add('JSON that is not an object', { path: target, headers: json, body: '["an", "array"]', expect: [400] });
     add('wrong content type', { path: target, headers: { ...auth, 'content-type': 'application/xml' }, body: '<a/>', expect: [415] });
     add('form content type', { path: target, headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b', expect: [415] });
-    const oversized = JSON.stringify({ padding: 'x'.repeat(options.bodyLimit + 1024) });
+    const limit = schema?.['x-body-limit'] ?? options.bodyLimit;
+    const oversized = JSON.stringify({ padding: 'x'.repeat(limit + 1024) });
     add('oversized body', { path: target, headers: json, body: oversized, expect: [413] });
   }
   if (schema !== undefined) {

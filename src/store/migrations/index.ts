@@ -1,9 +1,11 @@
 // The ordered list of migrations. Add a file named YYYY-MM-DD-NN-what.ts and one line here.
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-21-01-foundation.js';
+import * as decisions from './2026-11-21-02-decisions.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
+  '2026-11-21-02-decisions': decisions,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';

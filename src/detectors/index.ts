@@ -1,0 +1,18 @@
+// The registry array: every detector Parapet knows. Which of them run is decided by the
+// `enabled_detectors` setting and operator switches (src/detectors/registry.ts), never here.
+import { injectionHeuristic } from './injection/heuristic.js';
+import { optionalDetectors } from './optional.js';
+import { piiNative } from './pii/native.js';
+import { safetyLexicon } from './safety/lexicon.js';
+import { schemaJson } from './schema/json.js';
+import { secretsNative } from './secrets/native.js';
+import type { Detector } from './types.js';
+
+export const ALL_DETECTORS: readonly Detector[] = [
+  injectionHeuristic,
+  piiNative,
+  secretsNative,
+  safetyLexicon,
+  schemaJson,
+  ...optionalDetectors,
+];

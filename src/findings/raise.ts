@@ -1,0 +1,95 @@
+// Turns one decision into the findings it raises (spec 01 §2.6): a finding is one problem, not one
+// detection, identified by a fingerprint over its type, subject and identifying parts.
+// Hot path: pure; the recorder writes the result in a batch.
+import { createHash } from 'node:crypto';
+import type { FiredRule } from '../policy/evaluate.js';
+import type { Decision, GuardCall } from '../pipeline/decide.js';
+import type { DetectorRun } from '../pipeline/runner.js';
+import type { FindingUpsert } from '../recording/recorder.js';
+import { findingType, type Severity } from './catalog.js';
+
+export function fingerprint(type: string, subject: string, parts: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify([type, subject, ...parts])).digest('hex');
+}
+
+export interface RaiseContext {
+  call: GuardCall;
+  registered: boolean;
+  subject: string;
+  decision: Decision;
+  fired: readonly FiredRule[];
+  runs: readonly DetectorRun[];
+  at: string;
+}
+
+/** Why a containment happened, in the words of spec 01 §2.6. */
+const CONTAINMENT_CAUSE: Record<string, string> = {
+  'capability.denied': 'no permission',
+  'tool.not_declared': 'unknown tool',
+  'completion.unverified_claim': 'unverified completion',
+  'pipeline.fail_closed': 'fail closed',
+  'agent_message.agent_card_mismatch': 'another policy rule',
+};
+
+export function findingsFor(context: RaiseContext): FindingUpsert[] {
+  const { call, subject, decision, at } = context;
+  const findings: FindingUpsert[] = [];
+  const agent = context.registered ? call.agent : null;
+  const add = (type: string, parts: string[], title: string, evidence: Record<string, unknown>, severity?: Severity) =>
+    findings.push({
+      fingerprint: fingerprint(type, subject, parts),
+      type,
+      severity: severity ?? findingType(type).default_severity,
+      title,
+      subject,
+      agent,
+      at,
+      evidence: { ...evidence, agent: call.agent, surface: call.surface, decision_id: decision.decision_id },
+      decisionId: decision.decision_id,
+    });
+
+  if (!context.registered) {
+    add('shadow_agent', [call.agent], `Traffic from unregistered agent ${call.agent}`, { agent_name: call.agent });
+  }
+  for (const rule of context.fired) {
+    if (rule.effect !== 'block' && rule.effect !== 'escalate') continue;
+    const outcome = rule.effect === 'block' ? 'blocked' : 'held';
+    if (rule.detector_rule) {
+      const entity = rule.detection?.entity ?? rule.rule_id;
+      const title =
+        rule.mode === 'observe'
+          ? `Would have been blocked: ${entity} on ${call.surface}`
+          : `${entity} ${outcome} on ${call.surface} (${rule.effect === 'block' ? 'contained' : 'held for approval'})`;
+      add('guardrail_detection', [rule.rule_id, entity], title, {
+        rule_id: rule.rule_id,
+        pack: rule.pack,
+        mode: rule.mode,
+        entity,
+        score: rule.detection?.score,
+        detector: rule.detection?.detector,
+      }, rule.severity);
+      continue;
+    }
+    const tool = call.tool ?? call.surface;
+    const title =
+      rule.mode === 'observe'
+        ? `Would have been blocked: ${tool} by ${rule.rule_id}`
+        : `${tool} ${outcome} by ${rule.rule_id} (${rule.effect === 'block' ? 'contained' : 'held for approval'})`;
+    add('containment', [tool, rule.rule_id], title, {
+      rule_id: rule.rule_id,
+      pack: rule.pack,
+      mode: rule.mode,
+      tool: call.tool,
+      cause: CONTAINMENT_CAUSE[rule.rule_id] ?? 'another policy rule',
+    }, rule.severity);
+  }
+  for (const run of context.runs) {
+    if (run.status === 'ok') continue;
+    add('budget_breach', [run.key, run.status], `Detector ${run.key} ${run.status === 'skipped_budget' ? 'skipped for budget' : run.status}`, {
+      detector: run.key,
+      status: run.status,
+      ms: run.ms,
+    });
+  }
+  return findings;
+}
