@@ -10,4 +10,7 @@ if (!Number.isInteger(port) || port <= 0 || port > 65535) {
 
 const app = Fastify({ logger: false });
 app.get('/', async () => ({ hello: 'world' }));
+// The baseline for guard checks: a bare route answering 1 KB of JSON.
+const kilobyte = { items: Array.from({ length: 16 }, (_, index) => ({ id: index, text: 'x'.repeat(40) })) };
+app.get('/1k', async () => kilobyte);
 await app.listen({ port, host: '127.0.0.1' });

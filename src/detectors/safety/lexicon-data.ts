@@ -2,7 +2,7 @@
 // expression per list.
 //
 // Phrase syntax (kept deliberately tiny so every compiled pattern stays linear-time):
-// - words are matched case-insensitively; a space between words matches one to four spaces,
+// - words are matched case-insensitively; a space between words matches a run of spaces,
 //   hyphens or underscores, so `self harm` also matches `self-harm`;
 // - `{slot}` stands for any value of that slot in `SLOTS`; `{slot?}` makes it optional;
 // - an apostrophe matches a straight or a curly one;
@@ -15,22 +15,43 @@
 
 export const SLOTS: Record<string, readonly string[]> = {
   article: ['a', 'an', 'the', 'some', 'my', 'your', 'our'],
-  make: ['make', 'build', 'assemble', 'construct', 'create', 'produce', 'cook', 'synthesize', 'synthesise', 'manufacture', 'brew', 'mix'],
-  makeIng: ['making', 'building', 'assembling', 'constructing', 'creating', 'producing', 'cooking', 'synthesizing', 'synthesising', 'manufacturing'],
+  make: [
+    'make', 'build', 'assemble', 'construct', 'create', 'produce', 'cook', 'synthesize', 'synthesise', 'manufacture',
+    'brew', 'mix', 'making', 'building', 'assembling', 'constructing', 'creating', 'producing', 'cooking',
+    'synthesizing', 'synthesising', 'manufacturing',
+  ],
   kill: ['kill', 'murder', 'poison', 'stab', 'shoot', 'strangle', 'assassinate', 'hurt', 'torture', 'maim'],
   victim: [
     'someone', 'somebody', 'a person', 'people', 'him', 'her', 'them', 'a child', 'a kid', 'my wife', 'my husband',
     'my boss', 'my neighbor', 'my neighbour', 'my ex', 'my girlfriend', 'my boyfriend', 'my father', 'my mother',
     'my dad', 'my mom', 'my teacher', 'my coworker', 'a coworker', 'a cop', 'a police officer',
   ],
-  bomb: ['bomb', 'bombs', 'pipe bomb', 'pipe bombs', 'car bomb', 'nail bomb', 'dirty bomb', 'explosive', 'explosives', 'explosive device', 'ied', 'grenade', 'detonator'],
-  toxin: ['poison', 'ricin', 'sarin', 'nerve agent', 'nerve gas', 'anthrax', 'botulinum toxin', 'chlorine gas', 'mustard gas', 'cyanide', 'vx'],
-  drug: ['meth', 'methamphetamine', 'crystal meth', 'fentanyl', 'heroin', 'cocaine', 'crack cocaine', 'mdma', 'lsd', 'ghb', 'pcp'],
-  target: ['someone', "someone's", 'somebody', "somebody's", 'her', 'his', 'their', 'my ex', "my ex's", "my wife's", "my husband's", "my girlfriend's", "my boyfriend's", 'another person', "another person's", "other people's", 'a stranger', "a stranger's"],
-  account: ['account', 'accounts', 'email', 'e-mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'whatsapp', 'icloud', 'gmail', 'phone', 'bank account', 'password', 'passwords'],
-  group: ['isis', 'isil', 'daesh', 'al qaeda', 'al qaida', 'the caliphate', 'the islamic state', 'boko haram', 'al shabaab'],
+  bomb: [
+    'bomb', 'bombs', 'pipe bomb', 'pipe bombs', 'car bomb', 'nail bomb', 'dirty bomb', 'explosive', 'explosives',
+    'explosive device', 'ied', 'grenade', 'detonator',
+  ],
+  toxin: [
+    'poison', 'ricin', 'sarin', 'nerve agent', 'nerve gas', 'anthrax', 'botulinum toxin', 'chlorine gas',
+    'mustard gas', 'cyanide', 'vx',
+  ],
+  drug: [
+    'meth', 'methamphetamine', 'crystal meth', 'fentanyl', 'heroin', 'cocaine', 'crack cocaine', 'mdma', 'lsd',
+    'ghb', 'pcp',
+  ],
+  target: [
+    'someone', "someone's", 'somebody', "somebody's", 'her', 'his', 'their', 'my ex', "my ex's", "my wife's",
+    "my husband's", "my girlfriend's", "my boyfriend's", 'another person', "another person's", "other people's",
+    'a stranger', "a stranger's",
+  ],
+  account: [
+    'account', 'accounts', 'email', 'e-mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'whatsapp', 'icloud',
+    'gmail', 'phone', 'bank account', 'password', 'passwords',
+  ],
+  group: [
+    'isis', 'isil', 'daesh', 'al qaeda', 'al qaida', 'the caliphate', 'the islamic state', 'boko haram',
+    'al shabaab',
+  ],
   terrorist: ['terrorist', 'terrorists', 'shooter', 'bomber', 'attacker', 'suicide bomber', 'mass shooter'],
-  selfThreat: ['kill myself', 'end my life', 'end it all', 'take my own life', 'hang myself', 'die'],
 };
 
 export interface CategoryLexicon {
@@ -53,39 +74,38 @@ export const CATEGORIES: readonly CategoryLexicon[] = [
   {
     entity: 'SAFETY.HARM',
     name: 'harm',
-    explicit: [
-      'how to {make} {article?} {bomb}',
-      'how do i {make} {article?} {bomb}',
-      'how to {kill} {victim} without getting caught',
-      'how to {make} {article?} {toxin}',
-      'untraceable poison',
-    ],
+    // "How to make a bomb" needs no entry of its own: the strong phrase plus the intent cue
+    // "how to make" already scores 0.9, and keeping the alternations small keeps them cheap to compile.
+    explicit: ['{kill} {victim} without getting caught', 'untraceable poison'],
     strong: [
       '{make} {article?} {bomb}',
-      '{makeIng} {article?} {bomb}',
       '{make} {article?} {toxin}',
-      '{makeIng} {article?} {toxin}',
       '{kill} {victim}',
       'pipe bomb', 'car bomb', 'nail bomb', 'dirty bomb', 'improvised explosive device', 'homemade explosive',
-      'homemade explosives', 'molotov cocktail', 'molotov cocktails', 'tatp', 'nerve agent', 'chemical weapon',
-      'chemical weapons', 'biological weapon', 'bioweapon', 'weaponize anthrax', 'ghost gun', 'untraceable gun',
-      '3d printed gun', 'mass shooting', 'school shooting', 'shoot up {article?} school', 'blow up {article?} building',
-      'lethal dose of poison',
+      'homemade explosives', 'molotov cocktail', 'molotov cocktails', 'tatp',
+      'weaponize anthrax', 'ghost gun', 'untraceable gun', '3d printed gun', 'shoot up {article?} school',
+      'blow up {article?} building', 'lethal dose of poison',
     ],
     weak: [
       'kill', 'kills', 'killing', 'murder', 'murders', 'murdering', 'bomb', 'bombs', 'explosive', 'explosives',
       'poison', 'poisoning', 'stab', 'stabbing', 'detonate', 'massacre', 'assassinate', 'weapon', 'weapons', 'ricin',
       'sarin', 'anthrax',
+      // Topics rather than requests: they appear in news and history far more than in attacks.
+      'mass shooting', 'school shooting', 'chemical weapon', 'chemical weapons', 'biological weapon', 'bioweapon',
     ],
     benignPhrases: [
       'kill the process', 'kill process', 'kill -9', 'kill the job', 'kill the task', 'kill the server',
       'kill the container', 'kill the pod', 'kill the thread', 'kill the session', 'kill the app', 'kill the command',
-      'kill the build', 'kill the lights', 'kill the engine', 'kill signal', 'kill switch', 'kill time', 'kill two birds',
+      'kill the build', 'kill the lights', 'kill the engine', 'kill signal', 'kill switch', 'kill time',
+      'kill two birds',
       'killing it', 'kill it with fire', 'dressed to kill', 'killer feature', 'killer app', 'bath bomb', 'bath bombs',
       'photo bomb', 'photobomb', 'da bomb', 'f bomb', 'bombed the exam', 'bombed the test', 'bombed the interview',
       'bomb the exam', 'bomb the test', 'bomb the interview', 'cache poisoning', 'dns poisoning', 'food poisoning',
       'lead poisoning', 'poison pill', 'poison ivy', 'murder mystery', 'secret weapon', 'kill chain', 'kill count',
       'kill ratio', 'kill streak', 'process kill',
+      // Pests and germs: "how do I kill weeds" is a gardening question.
+      'kill weeds', 'kill the weeds', 'kill germs', 'kill bacteria', 'kill mold', 'kill fleas', 'kill ants',
+      'kill bugs', 'kill pests', 'kill mosquitoes', 'kill a spider', 'kill spiders', 'kill lice',
     ],
   },
   {
@@ -100,7 +120,7 @@ export const CATEGORIES: readonly CategoryLexicon[] = [
     strong: [
       'kill myself', 'end my life', 'take my own life', 'hang myself', 'cut myself', 'hurt myself', 'harm myself',
       'starve myself', 'slit my wrists', 'better off dead', 'no reason to live', 'want to die', 'wanna die',
-      'suicide note', 'suicide method', 'suicide methods', 'commit suicide', 'end it all', 'kill yourself',
+      'suicide note', 'suicide method', 'suicide methods', 'commit suicide', 'end it all',
     ],
     weak: ['suicide', 'suicidal', 'self harm', 'self harming', 'overdose', 'lethal dose', 'self injury'],
     intentCues: [
@@ -121,32 +141,37 @@ export const CATEGORIES: readonly CategoryLexicon[] = [
   {
     entity: 'SAFETY.ILLICIT',
     name: 'illicit',
-    explicit: [
-      'how to {make} {drug}', 'how do i {make} {drug}', 'how to launder money', 'how do i launder money',
-      'how to hack into {target} {account}', 'how to hack {target} {account}', 'how to steal {article?} credit card',
-      'how to make counterfeit money',
-    ],
+    // Requests ("how to launder money") come from a strong phrase plus an intent cue.
+    explicit: [],
     strong: [
-      '{make} {drug}', '{makeIng} {drug}', 'meth lab', 'cook meth', 'cooking meth', 'launder money', 'laundering money',
-      'money laundering', 'launder the money', 'clean dirty money', 'structure deposits', 'smurfing deposits',
+      '{make} {drug}', 'meth lab', 'cook meth', 'cooking meth', 'launder money', 'laundering money',
+      'launder the money', 'clean dirty money', 'structure deposits', 'smurfing deposits',
       'hack into {target} {account}', 'hack {target} {account}', 'hacking into {target} {account}',
       'break into {target} {account}', 'steal {target} password', 'steal {target} passwords', 'steal credentials',
-      'steal passwords', 'bypass two factor', 'bypass 2fa', 'credit card fraud', 'stolen credit card',
-      'stolen credit cards', 'carding', 'counterfeit money', 'counterfeit bills', 'counterfeit currency', 'fake id',
-      'fake ids', 'forge {article?} signature', 'forge {article?} passport', 'forge {article?} check',
-      'forge {article?} cheque', 'identity theft', 'steal {target} identity', 'phishing kit', 'phishing page',
-      'write ransomware', 'deploy ransomware', 'insurance fraud', 'tax evasion scheme', 'scam elderly people',
+      'steal passwords', 'bypass two factor', 'bypass 2fa', 'buy stolen credit cards', 'use stolen credit cards',
+      'steal {article?} credit card', 'steal credit cards',
+      '{make} counterfeit money', '{make} counterfeit bills', '{make} counterfeit currency', 'print counterfeit money',
+      '{make} {article?} fake id', '{make} fake ids', 'forge {article?} signature', 'forge {article?} passport',
+      'forge {article?} check', 'forge {article?} cheque', 'commit identity theft', 'commit fraud',
+      'commit insurance fraud', 'commit credit card fraud', 'commit tax evasion', 'evade taxes illegally',
+      'steal {target} identity', 'phishing kit', 'write ransomware', 'deploy ransomware', 'scam elderly people',
       'scam old people',
     ],
     weak: [
       'meth', 'methamphetamine', 'fentanyl', 'heroin', 'cocaine', 'phishing', 'ransomware', 'keylogger', 'botnet',
       'counterfeit', 'launder', 'laundering', 'fraud', 'hack', 'hacking', 'darknet', 'dark web',
+      // Names of crimes: mostly asked about, reported on or defended against.
+      'money laundering', 'identity theft', 'credit card fraud', 'insurance fraud', 'tax evasion', 'carding',
+      'counterfeit money', 'fake id', 'fake ids', 'stolen credit card', 'stolen credit cards', 'phishing page',
     ],
     benignContext: [
-      'protect', 'prevent', 'detect', 'recognize', 'recognise', 'report', 'awareness', 'training', 'defend', 'security team',
+      'protect', 'prevent', 'detect', 'recognize', 'recognise', 'report', 'awareness', 'training', 'defend',
+      'security team',
       'compliance', 'anti money laundering', 'aml', 'kyc',
     ],
-    benignPhrases: ['life hack', 'life hacks', 'growth hack', 'growth hacking', 'hack day', 'hack week', 'ethical hacking'],
+    benignPhrases: [
+      'life hack', 'life hacks', 'growth hack', 'growth hacking', 'hack day', 'hack week', 'ethical hacking',
+    ],
   },
   {
     entity: 'SAFETY.HARASSMENT',
@@ -161,16 +186,16 @@ export const CATEGORIES: readonly CategoryLexicon[] = [
       'your family will pay', 'i will find you', "i'll find you", 'piece of shit', 'worthless piece of', 'kys',
       'you worthless', 'you idiot', 'you moron', 'you imbecile', 'you loser', 'you pathetic',
     ],
-    weak: ['idiot', 'moron', 'imbecile', 'dumbass', 'scumbag', 'loser', 'pathetic', 'worthless', 'stupid'],
-    intentCues: ['you', "you're", 'you are', 'your', 'yourself'],
+    // Only a handful of generic insults; common words such as "stupid" or "loser" stay out because
+    // they are mostly harmless on their own ("a stupid bug").
+    weak: ['idiot', 'moron', 'imbecile', 'dumbass', 'scumbag'],
     benignPhrases: ['kill you with kindness', 'hurt your chances', 'you idiot proof', 'idiot proof', 'stupid simple'],
   },
   {
     entity: 'SAFETY.EXTREMISM',
     name: 'extremism',
     explicit: [
-      'join {group} and fight', 'pledge allegiance to {group}', 'how to join {group}', 'how do i join {group}',
-      'recruit fighters for {group}',
+      'join {group} and fight', 'pledge allegiance to {group}', 'recruit fighters for {group}',
     ],
     strong: [
       'join {group}', 'joining {group}', 'recruit for {group}', 'recruiting for {group}', 'fight for {group}',
@@ -179,8 +204,14 @@ export const CATEGORIES: readonly CategoryLexicon[] = [
       'glory to the martyrs', 'glorify the attack', 'the attack was justified', 'praise the {terrorist}',
       'follow the manifesto', 'become a martyr',
     ],
-    weak: ['isis', 'isil', 'daesh', 'al qaeda', 'al qaida', 'jihadist', 'jihadists', 'caliphate', 'terrorist', 'terrorism', 'accelerationism', 'accelerationist'],
-    intentCues: ['join us', 'join the', 'brothers', 'sisters', 'fight', 'martyr', 'hero', 'heroes', 'glory', 'pledge', 'recruit'],
+    weak: [
+      'isis', 'isil', 'daesh', 'al qaeda', 'al qaida', 'jihadist', 'jihadists', 'caliphate', 'terrorist',
+      'terrorism', 'accelerationism', 'accelerationist',
+    ],
+    intentCues: [
+      'join us', 'join the', 'brothers', 'sisters', 'fight', 'martyr', 'hero', 'heroes', 'glory', 'pledge',
+      'recruit',
+    ],
   },
   // Listed for completeness (spec 01 §2.5): a category the lexicon knows of but does not match.
   { entity: 'SAFETY.SEXUAL', name: 'sexual', explicit: [], strong: [], weak: [] },
@@ -213,5 +244,7 @@ export const BENIGN_CONTEXT: readonly string[] = [
   'how to recognise', 'how to detect', 'how to report', 'how to spot', 'how to stop', 'how to help', 'how can i help',
   'how do i help', 'how can i protect', 'how do i protect', 'how can i prevent', 'how do i prevent', 'prevention',
   'awareness', 'statistics', 'research paper', 'survivor', 'survivors', 'victims of', 'protect themselves',
-  'protect myself', 'stay safe', 'is it illegal', 'is it legal', 'why is it illegal', 'what are the penalties',
+  'protect myself', 'stay safe', 'victim of', 'minimize', 'minimise', 'safeguard', 'securely', 'example of',
+  'definition of', 'novel', 'screenplay', 'is it illegal', 'is it legal', 'why is it illegal',
+  'what are the penalties',
 ];
