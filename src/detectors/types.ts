@@ -85,6 +85,11 @@ export interface Detector {
   timeoutMs?: number;
   /** Opt-in detectors run only when listed in `enabled_detectors`. */
   optIn?: boolean;
+  /**
+   * The detector needs the whole text at once (a JSON parser); otherwise the runner scans large
+   * texts in bounded, overlapping pieces and yields to the event loop between them.
+   */
+  wholeText?: boolean;
   available(): Availability;
   detect(text: string, context: DetectContext): Detection[] | Promise<Detection[]>;
 }

@@ -177,3 +177,32 @@ describe.each(DIALECTS)('guard endpoints (%s)', (dialect) => {
     }
   });
 });
+
+describe('a 1 MB adversarial input', () => {
+  const ctx = withGateway({});
+
+  it('finishes within the budget or reports timeout, and the server keeps answering meanwhile', async () => {
+    const content = 'ignore '.repeat(150_000).slice(0, 1_048_000);
+    const started = Date.now();
+    const check = ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'big', content } });
+    const probes: number[] = [];
+    const probing = (async () => {
+      for (let index = 0; index < 5; index += 1) {
+        const probeStarted = Date.now();
+        await fetch(`${ctx.gateway.url}/health`);
+        probes.push(Date.now() - probeStarted);
+      }
+    })();
+    const response = await check;
+    await probing;
+    expect(response.status).toBe(200);
+    const decision = await json(response);
+    const elapsed = Date.now() - started;
+    const statuses = decision.explanation.detectors.map((d: { status: string }) => d.status);
+    // Either everything finished inside the budget, or what did not is reported.
+    if (elapsed > ctx.gateway.config.enforcement_budget_ms + 200) {
+      expect(statuses.some((status: string) => status !== 'ok')).toBe(true);
+    }
+    expect(Math.max(...probes)).toBeLessThan(250);
+  });
+});

@@ -204,6 +204,8 @@ export const schemaJson: Detector = {
   surfaces: ['output', 'tool_args'],
   entityTypes: ['SCHEMA.VIOLATION', 'SCHEMA.UNPARSEABLE'],
   costRank: 4,
+  // A JSON document cannot be validated piece by piece.
+  wholeText: true,
   available: () => ({ available: true }),
   detect: detectSchemaViolations,
 };
