@@ -1,0 +1,604 @@
+// injection.heuristic: the offline, pattern-based prompt-injection detector (spec 01 §2.4, §2.5).
+// Hot path: no I/O here. Phrase families (phrases.ts) are compiled once into one alternation each;
+// the text is lower-cased once, scanned in bounded pieces, and de-obfuscated views (views.ts) are
+// built only when a cheap pre-check finds their markers. Scores combine by a damped noisy-or.
+import type { Detection, DetectContext, Detector, Surface } from '../types.js';
+import { SURFACES } from '../types.js';
+import {
+  ADDRESSED_TO_AI, AUTHORITY_CLAIM, CONTROL_TOKENS, COVERT_STRONG, COVERT_WEAK, DATA_DUMP, EVASIVE_FORMAT, EXFIL_TARGET,
+  FAKE_SYSTEM_BLOCK, FICTIONAL_FRAMING, NEW_INSTRUCTIONS_BY_LANGUAGE, NEW_INSTRUCTIONS_EN, NON_LATIN_SOURCE_RE,
+  OVERRIDE_BARE_EN, OVERRIDE_BY_LANGUAGE, OVERRIDE_EN, PAYLOAD_SPLIT, PERSONAL_DATA_NAMED, PERSONA_OVERRIDE, PERSONA_SOFT,
+  PRETEXT, RESTRICTION_REMOVED, ROLE_DELIMITERS, SECRET_NOUNS_OTHER, SECRET_REQUEST_EN, SEND_VERBS, SENSITIVE_OBJECTS,
+  STEER_ANSWER, SYSTEM_PROMPT_LEAK_EN, SYSTEM_PROMPT_LEAK_OTHER, TASK_OVERRIDE_BY_LANGUAGE, USER_DATA_OTHER,
+  USER_DATA_REQUEST_EN, WB, gap, overrideSources, perScript,
+} from './phrases.js';
+import type { DecodeBudget, View } from './views.js';
+import {
+  decodePayloads, foldConfusables, foldLeet, hiddenCharStats, joinLetterSpacing, lowerSameLength, markupSegments,
+  stripHidden, toOriginal,
+} from './views.js';
+
+const P = 'INJECTION.';
+
+export const INJECTION_ENTITY_TYPES = [
+  'INSTRUCTION_OVERRIDE', 'INSTRUCTION_INJECTION', 'INSTRUCTION_LEAK', 'INSTRUCTION_PERSONA', 'PERSONA_OVERRIDE',
+  'SYSTEM_PROMPT_LEAK', 'JAILBREAK', 'COVERT_INSTRUCTION', 'EXFILTRATION', 'ROLE_DELIMITER', 'CONTROL_TOKENS',
+  'FAKE_SYSTEM_BLOCK', 'INSTRUCTION_IN_DATA', 'HIDDEN_CHARACTERS', 'HIDDEN_INSTRUCTION', 'ENCODED_PAYLOAD',
+  'OBFUSCATED_CONTENT',
+].map((type) => P + type);
+
+/** Surfaces whose content is data, not a request: instructions in it are not the principal's. */
+const DATA_SURFACES: ReadonlySet<Surface> = new Set<Surface>(['retrieved', 'tool_result', 'agent_message', 'memory_write', 'tool_args']);
+
+interface Family {
+  id: string;
+  entity: string;
+  /** Score where the speaker is the principal (input, output, reasoning). */
+  score: number;
+  /** Score on data surfaces (retrieved, tool results, memory, agent messages, tool arguments). */
+  dataScore: number;
+  explanation: string;
+  /** Fragments in Latin script (and ASCII structure), run on every text. */
+  regex: RegExp;
+  /** Fragments in other scripts, run only when the text contains such characters. */
+  otherScripts?: RegExp;
+  /**
+   * Supporting cues that only matter next to another finding (fiction, pretexts, evasive formats):
+   * run only when the text already has a finding — on every surface ('always') or only where the
+   * speaker is the principal ('principal'; on data surfaces they are evidence on their own).
+   */
+  secondary?: 'always' | 'principal';
+  /** Structural families (tokens, markup) also run on texts without words, e.g. long encoded blobs. */
+  structural?: boolean;
+  /** Literal substrings of which at least one must occur, to skip the regex cheaply. */
+  anyOf?: readonly string[];
+}
+
+/** A text with any of these scripts also gets the non-Latin alternatives of each family. */
+const NON_LATIN_RE = NON_LATIN_SOURCE_RE;
+const NEVER = /(?!)/gu;
+
+/**
+ * `\b(?:a|b|c)` instead of `\ba|\bb|\bc`: the engine then tests the word boundary once per
+ * position and tries the alternatives only at word starts, about one position in six.
+ */
+function factorBoundary(sources: readonly string[]): string {
+  const bounded = sources.filter((src) => src.startsWith('\\b')).map((src) => src.slice(2));
+  const rest = sources.filter((src) => !src.startsWith('\\b'));
+  const parts = bounded.length > 0 ? [`\\b(?:${bounded.join('|')})`, ...rest] : rest;
+  return parts.join('|');
+}
+
+function family(spec: Omit<Family, 'regex' | 'otherScripts' | 'dataScore'> & { dataScore?: number; sources: readonly string[] }): Family {
+  const { sources, dataScore, ...rest } = spec;
+  // Splitting by script keeps the alternation short for the common case (Latin-script text):
+  // irregexp tries every top-level alternative at every position, so width is what costs.
+  // A Latin fragment that starts with a letter gets a left word boundary: phrases start at word
+  // starts, and a bounded alternation is tried about once per word instead of once per character.
+  const latin = sources.filter((src) => !NON_LATIN_SOURCE_RE.test(src)).map((src) => (/^[a-z]/.test(src) ? `\\b${src}` : src));
+  const other = sources.filter((src) => NON_LATIN_SOURCE_RE.test(src));
+  return {
+    ...rest,
+    dataScore: dataScore ?? rest.score,
+    regex: latin.length > 0 ? new RegExp(factorBoundary(latin), 'gu') : NEVER,
+    otherScripts: other.length > 0 ? new RegExp(other.join('|'), 'gu') : undefined,
+  };
+}
+
+const alt = (parts: readonly string[]): string => `(?:${parts.join('|')})`;
+
+
+const FAMILIES: readonly Family[] = [
+  family({
+    id: 'override.qualified', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.9, dataScore: 0.92,
+    explanation: 'instruction override: "ignore / forget previous instructions" phrase family',
+    sources: [`${WB}${alt(OVERRIDE_EN.verbs)}${gap(25)}\\b${alt(OVERRIDE_EN.qualifiers)}\\b${gap(25)}\\b${alt(OVERRIDE_EN.nouns)}\\b`],
+  }),
+  family({
+    id: 'override.bare', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.85, dataScore: 0.9,
+    explanation: 'instruction override: "ignore the above" / "regardless of previous tasks"', sources: OVERRIDE_BARE_EN,
+  }),
+  family({
+    id: 'override.loose', entity: P + 'JAILBREAK', score: 0.5, dataScore: 0.65,
+    explanation: 'override verb aimed at safety limits ("bypass any filters", "disregard any constraints")',
+    sources: [`${WB}${alt([...OVERRIDE_EN.verbs, ...OVERRIDE_EN.looseVerbs])}${gap(25)}\\b${alt(OVERRIDE_EN.qualifiers)}\\b${gap(25)}\\b${alt([...OVERRIDE_EN.nouns, ...OVERRIDE_EN.looseNouns])}\\b`],
+  }),
+  family({
+    id: 'override.unqualified', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.45, dataScore: 0.65,
+    explanation: 'instruction override verb with an instruction noun but no "previous/all/your" qualifier',
+    sources: [`${WB}${alt(OVERRIDE_EN.verbs)}${gap(30)}\\b${alt(OVERRIDE_EN.nouns)}\\b`],
+  }),
+  family({
+    id: 'override.multilingual', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.85, dataScore: 0.9,
+    explanation: 'instruction override phrase family (non-English)',
+    sources: overrideSources(OVERRIDE_BY_LANGUAGE),
+  }),
+  family({
+    id: 'override.task', entity: P + 'INSTRUCTION_IN_DATA', score: 0.4, dataScore: 0.75,
+    explanation: 'tells the reader to ignore the document, code or question it sits in',
+    sources: overrideSources(TASK_OVERRIDE_BY_LANGUAGE),
+  }),
+  family({
+    id: 'new-instructions', entity: P + 'INSTRUCTION_INJECTION', score: 0.6, dataScore: 0.8,
+    explanation: 'injected instructions: "new instructions:", "your new task is", "from now on you will"',
+    sources: [...NEW_INSTRUCTIONS_EN, ...Object.values(NEW_INSTRUCTIONS_BY_LANGUAGE).flat()],
+  }),
+  family({
+    id: 'persona.soft', entity: P + 'INSTRUCTION_PERSONA', score: 0.3, dataScore: 0.5,
+    explanation: 'persona request: "act as", "pretend to be", "role-play as"', sources: PERSONA_SOFT,
+  }),
+  family({
+    id: 'persona.override', entity: P + 'PERSONA_OVERRIDE', score: 0.5, dataScore: 0.7,
+    explanation: 'persona override: "you are now", "you are no longer", "from now on you are"', sources: PERSONA_OVERRIDE,
+  }),
+  family({
+    id: 'restriction-removed', entity: P + 'JAILBREAK', score: 0.5, dataScore: 0.65,
+    explanation: 'restriction removal: "no restrictions", "developer mode", "do anything now"', sources: RESTRICTION_REMOVED,
+  }),
+  family({
+    id: 'system-prompt.request', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.85, dataScore: 0.85,
+    explanation: 'system prompt extraction: asks to reveal / repeat the system prompt or initial instructions',
+    sources: SYSTEM_PROMPT_LEAK_EN.slice(0, -1),
+  }),
+  family({
+    secondary: 'always', id: 'system-prompt.mention', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.35, dataScore: 0.5,
+    explanation: 'mentions the system prompt or initial instructions', sources: [...SYSTEM_PROMPT_LEAK_EN.slice(-1), ...SYSTEM_PROMPT_LEAK_OTHER],
+  }),
+  family({
+    id: 'secret.request', entity: P + 'INSTRUCTION_LEAK', score: 0.75, dataScore: 0.75,
+    explanation: 'asks the assistant for a secret it holds (password, secret key, access code)',
+    sources: [...SECRET_REQUEST_EN, ...SECRET_NOUNS_OTHER],
+  }),
+  family({
+    id: 'user-data.request', entity: P + 'INSTRUCTION_LEAK', score: 0.72, dataScore: 0.75,
+    explanation: "asks for the protected user's personal data held in context",
+    sources: [...USER_DATA_REQUEST_EN, ...USER_DATA_OTHER],
+  }),
+  family({
+    id: 'covert', entity: P + 'COVERT_INSTRUCTION', score: 0.75, dataScore: 0.85,
+    explanation: 'covert instruction: hide an action from the user ("do not tell the user", "secretly send")', sources: COVERT_STRONG,
+  }),
+  family({
+    secondary: 'always', id: 'covert.weak', entity: P + 'COVERT_INSTRUCTION', score: 0.25, dataScore: 0.4,
+    explanation: 'secrecy cue ("secretly", "don\'t tell anyone")', sources: COVERT_WEAK,
+  }),
+  family({
+    id: 'exfiltration.send', entity: P + 'EXFILTRATION', score: 0.5, dataScore: 0.75,
+    explanation: 'sends or forwards content to an outside address or URL',
+    anyOf: ['@', 'http', 'webhook', 'ftp:'],
+    sources: perScript(SEND_VERBS, (verbs) => `${WB}${verbs}${gap(120)}${EXFIL_TARGET}`),
+  }),
+  family({
+    structural: true, id: 'exfiltration.markdown', entity: P + 'EXFILTRATION', score: 0.75, dataScore: 0.85,
+    explanation: 'markdown image or link whose URL carries data in its query string',
+    anyOf: ['](', '] ('],
+    // Each part has one way to match ('?' only once, no '(' or '[' inside), so an unclosed
+    // image costs at most a few hundred steps instead of backtracking through the rest.
+    sources: [
+      '!\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}https?://[^)\\s?(\\[]{1,300}\\?[^)\\s(\\[]{1,300}\\)',
+      '\\]\\(\\s{0,3}https?://[^)\\s?(\\[]{1,300}\\?[^)\\s(\\[{]{0,300}(?:\\{|%7b|\\$\\{)[^)\\s(\\[]{0,300}\\)',
+    ],
+  }),
+  family({
+    id: 'authority-claim', entity: P + 'FAKE_SYSTEM_BLOCK', score: 0.65, dataScore: 0.75,
+    explanation: 'claims authority over the assistant ("I am your developer", "as your creator", "system audit")', sources: AUTHORITY_CLAIM,
+  }),
+  family({
+    secondary: 'always', id: 'pretext', entity: P + 'FAKE_SYSTEM_BLOCK', score: 0.35, dataScore: 0.5,
+    explanation: 'pretext or mode switch ("security audit", "for testing purposes", "entering verification mode")', sources: PRETEXT,
+  }),
+  family({
+    id: 'personal-data.named', entity: P + 'INSTRUCTION_LEAK', score: 0.45, dataScore: 0.5,
+    explanation: "asks for a named person's personal data (birth date, address, e-mail, bank balance)", sources: PERSONAL_DATA_NAMED,
+  }),
+  family({
+    id: 'data-dump', entity: P + 'INSTRUCTION_LEAK', score: 0.7, dataScore: 0.75,
+    explanation: 'asks the assistant to dump a database or user records', sources: DATA_DUMP,
+  }),
+  family({
+    secondary: 'always', id: 'fictional-framing', entity: P + 'INSTRUCTION_PERSONA', score: 0.25, dataScore: 0.35,
+    explanation: 'fictional or hypothetical framing ("imagine a world where ...", "for a hypothetical discussion")', sources: FICTIONAL_FRAMING,
+  }),
+  family({
+    secondary: 'always', id: 'evasive-format', entity: P + 'OBFUSCATED_CONTENT', score: 0.35, dataScore: 0.45,
+    explanation: 'asks for an output format that evades filters (reversed, base64, leetspeak, first letters)', sources: EVASIVE_FORMAT,
+  }),
+  family({
+    id: 'payload-split', entity: P + 'OBFUSCATED_CONTENT', score: 0.7, dataScore: 0.75,
+    explanation: 'payload splitting: pieces to be concatenated into one request ("z = a + b + c", "part 1 ... part 2")', sources: PAYLOAD_SPLIT,
+  }),
+  family({
+    id: 'addressed-to-ai', entity: P + 'INSTRUCTION_IN_DATA', score: 0.45, dataScore: 0.8,
+    explanation: 'text addresses an AI reader directly ("AI assistant, when summarizing this page, ...")', sources: ADDRESSED_TO_AI,
+  }),
+  family({
+    secondary: 'principal', id: 'steer-answer', entity: P + 'INSTRUCTION_IN_DATA', score: 0.15, dataScore: 0.5,
+    explanation: 'imperative that dictates the answer ("state that the output is", "you must say")', sources: STEER_ANSWER,
+  }),
+  family({
+    structural: true, id: 'control-tokens', entity: P + 'CONTROL_TOKENS', score: 0.85, dataScore: 0.9,
+    explanation: 'chat-template control token', sources: CONTROL_TOKENS, anyOf: ['<', '['],
+  }),
+  family({
+    structural: true, id: 'role-delimiter', entity: P + 'ROLE_DELIMITER', score: 0.6, dataScore: 0.8,
+    explanation: 'fake conversation turn ("system:", "### System", "<assistant>")', sources: ROLE_DELIMITERS,
+  }),
+  family({
+    structural: true, id: 'fake-system-block', entity: P + 'FAKE_SYSTEM_BLOCK', score: 0.75, dataScore: 0.85,
+    explanation: 'fake system, developer or tool block ("SYSTEM OVERRIDE:", "[system message]")', sources: FAKE_SYSTEM_BLOCK,
+  }),
+];
+
+/** A question or request in the same sentence turns a mention of a secret into a request for it. */
+const REQUEST_CUE_RE = /\?|？|؟|confirm|bestätig|conferm|подтверд|确认|確認|확인|أكد|पुष्टि|onayla|xác nhận|konfirmasi|kumpirmahin|ยืนยัน|\b(?:tell|give|share|reveal|show|provide|send|write|print|spell|encode|say|list|what|where|which|need)\b|écri|escrib|escrev|schreib|scriv|напиш|пиши|写|書い|써|اكتب|लिख|লিখ|देते|दें|दीजिए|दो|yaz|viết|tulis|isulat|เขียน|geben|nennen|teilen|compartilh|condivid|partag|compart|поделись|共有|공유|شارك|साझा|paylaş|chia sẻ|bagikan|ibahagi|แบ่งปัน|qual|quel|wie lautet|cuál|что|какой|什么|什麼|何|무엇|뭐|ما هي|क्या|কী|nedir|là gì|apa|ano ang|อะไร|\b(?:dis|donne|montre|révèle|gib|zeig|nenne|dime|dame|muestra|revela|diga|mostre|dimmi|dammi|mostra|rivela|geef|vertel|söyle|ver|cho tôi|cho biết|beri tahu|berikan|sabihin|ibigay)\b|скажи|назови|покажи|дай|告诉|告訴|给我|給我|教え|知りたい|알려|말해|أخبر|أعط|تخبرني|تقول|قل لي|هل يمكنك|بتا|बताएं|बताओ|बताइए|দিন|বলুন|บอก|ขอ|ください|주세요|надо|нужен|нужно|需要|必要|필요/u;
+/** Someone asking about their own credentials is not asking the assistant to leak one. */
+const OWN_SECRET_RE = /\b(?:my|mine|strong|secure|reset|forgot|forgotten|change|create|generate|manager|recover|policy|policies|hash|hashing|requirements?|wifi|wi-fi|router|account|gmail|laptop|phone|computer|windows|iphone|android|app|website|zip|pdf|file|database user|protect(?:ed)?)\b/;
+
+interface Finding {
+  entity: string;
+  score: number;
+  start: number;
+  end: number;
+  family: string;
+  explanation: string;
+  view: string;
+}
+
+/** Where in the sentence around [start, end) of `text` a match sits; bounded to keep it cheap. */
+function sentenceAround(text: string, start: number, end: number): string {
+  let a = start;
+  const minA = Math.max(0, start - 200);
+  while (a > minA && !'.!?\n。！？'.includes(text[a - 1] ?? '')) a -= 1;
+  let b = end;
+  const maxB = Math.min(text.length, end + 200);
+  while (b < maxB && !'.!\n。！'.includes(text[b] ?? '')) b += 1;
+  if (text[b] === '?' || text[b] === '？') b += 1;
+  return text.slice(a, b + 1);
+}
+
+function scanView(view: View, surface: Surface, out: Finding[]): void {
+  const onData = DATA_SURFACES.has(surface);
+  const text = view.text;
+  const nonLatin = NON_LATIN_RE.test(text);
+  const wordy = nonLatin || hasWords(text);
+  const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
+  const scan = (fam: Family): void => {
+    if (!wordy && !fam.structural) return;
+    if (fam.anyOf && !fam.anyOf.some((s) => text.includes(s))) return;
+    scanFamily(fam, fam.regex, view, onData, out);
+    if (nonLatin && fam.otherScripts) scanFamily(fam, fam.otherScripts, view, onData, out);
+  };
+  const before = out.length;
+  for (const fam of FAMILIES) if (!isSecondary(fam)) scan(fam);
+  // Most texts have no finding at all; supporting cues are then not worth their scan.
+  if (out.length > 0 || before > 0) for (const fam of FAMILIES) if (isSecondary(fam)) scan(fam);
+}
+
+/**
+ * Phrase families need words. A text with under one space per 40 characters (a base64 blob, one
+ * repeated character) cannot hold a sentence of Latin-script words, so only structure is scanned.
+ */
+function hasWords(text: string): boolean {
+  const needed = Math.max(1, Math.floor(text.length / 40));
+  let spaces = 0;
+  for (let at = text.indexOf(' '); at >= 0; at = text.indexOf(' ', at + 1)) {
+    if (++spaces >= needed) return true;
+  }
+  return text.includes('\n') && spaces > 0;
+}
+
+const OPENING_QUOTES = '"\'“‘«„`';
+const CLOSING_QUOTES = '"\'”’»“`';
+/** Words of a text that talks ABOUT injection rather than performing it. */
+const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*)\b/;
+
+/**
+ * A phrase in quotes inside a text that discusses attacks ("attackers write 'ignore previous
+ * instructions' ...") is quoted, not addressed to the model: it may score, but low.
+ */
+function isQuotedMention(text: string, start: number, end: number): boolean {
+  let before = start - 1;
+  while (before >= 0 && before > start - 40 && text[before] !== '\n') {
+    if (OPENING_QUOTES.includes(text[before]!)) break;
+    if ('.!?'.includes(text[before] ?? '')) return false;
+    before -= 1;
+  }
+  // (String#includes('') is true, so out-of-range positions are checked explicitly.)
+  if (before < 0 || !OPENING_QUOTES.includes(text[before]!)) return false;
+  // The quote must close again on the same line (a quotation, not an apostrophe).
+  let after = before + 1;
+  while (after < text.length && after < start + 200 && !CLOSING_QUOTES.includes(text[after]!)) {
+    if (text[after] === '\n') return false;
+    after += 1;
+  }
+  if (after >= text.length || !CLOSING_QUOTES.includes(text[after]!)) return false;
+  return META_DISCUSSION_RE.test(text.slice(Math.max(0, start - 400), end + 400));
+}
+
+/** Data the exfiltration verbs carry that makes the send clearly a leak. */
+const SENSITIVE_OBJECT_RE = new RegExp(`${WB}${alt(SENSITIVE_OBJECTS)}`, 'u');
+
+function scanFamily(fam: Family, regex: RegExp, view: View, onData: boolean, out: Finding[]): void {
+  const text = view.text;
+  regex.lastIndex = 0;
+  let hits = 0;
+  for (const m of text.matchAll(regex)) {
+    if (hits++ >= 16) break; // a family says what it has to say in a few hits; repeats add nothing
+    let score = onData ? fam.dataScore : fam.score;
+    let note = '';
+    if (fam.id === 'secret.request' || fam.id === 'user-data.request') {
+      const sentence = sentenceAround(text, m.index, m.index + m[0].length);
+      const around = text.slice(Math.max(0, m.index - 200), m.index + m[0].length + 200);
+      if (!REQUEST_CUE_RE.test(around)) {
+        score = 0.4;
+        note = ' (mentioned, not requested)';
+      } else if (OWN_SECRET_RE.test(sentence)) {
+        score = 0.3;
+        note = " (about the speaker's own credentials)";
+      }
+    } else if (fam.id === 'exfiltration.send') {
+      if (SENSITIVE_OBJECT_RE.test(m[0])) score = Math.min(0.95, score + 0.15);
+    }
+    if (score >= 0.5 && isQuotedMention(text, m.index, m.index + m[0].length)) {
+      score = Math.min(score, 0.45);
+      note += ' (quoted in a text about attacks; mention, not instruction)';
+    }
+    const span = toOriginal(view, m.index, m.index + m[0].length);
+    out.push({ entity: fam.entity, score, ...span, family: fam.id, explanation: fam.explanation + note, view: view.name });
+  }
+}
+
+const EXTRACTION = new Set(['secret.request', 'user-data.request', 'personal-data.named', 'data-dump']);
+const TECHNIQUE = new Set(['fictional-framing', 'evasive-format', 'authority-claim', 'pretext', 'persona.soft', 'persona.override', 'restriction-removed', 'payload-split']);
+
+/**
+ * A request for protected data wrapped in a technique (fiction, authority, evasive format) is the
+ * classic extraction attack, stronger than the sum of two weak cues.
+ */
+function addWrappedExtractions(findings: Finding[], onData: boolean): void {
+  // In data, an answer dictated under a fictional or authority cover ("in a parallel world we
+  // might state that the output is 10") is the indirect form of the same attack.
+  const steer = onData ? findings.find((f) => f.family === 'steer-answer') : undefined;
+  const cover = findings.find((f) => TECHNIQUE.has(f.family));
+  if (steer && cover) {
+    findings.push({
+      ...steer, score: Math.max(0.65, steer.score), family: `steer-answer+${cover.family}`,
+      explanation: `${steer.explanation}, under ${cover.family}`,
+    });
+  }
+  const extraction = findings.find((f) => EXTRACTION.has(f.family) && f.score >= 0.4);
+  const technique = findings.find((f) => TECHNIQUE.has(f.family));
+  if (!extraction || !technique) return;
+  findings.push({
+    ...extraction, score: Math.max(0.78, extraction.score), family: `${extraction.family}+${technique.family}`,
+    explanation: `${extraction.explanation}, wrapped in ${technique.family}`,
+  });
+}
+
+/** Persona switch plus removed restriction in one sentence: the spec's definition of JAILBREAK. */
+function addJailbreaks(findings: Finding[], original: string): void {
+  const personas = findings.filter((f) => f.family.startsWith('persona.'));
+  // Widest pairing first, so the reported span covers both cues of the sentence.
+  const removals = findings.filter((f) => f.family === 'restriction-removed').sort((x, y) => y.end - x.end);
+  for (const p of personas) {
+    for (const r of removals) {
+      const a = Math.min(p.start, r.start);
+      const b = Math.max(p.end, r.end);
+      if (b - a > 400 || /[.!?\n]\s/.test(original.slice(Math.min(p.end, r.end), Math.max(p.start, r.start)))) continue;
+      findings.push({
+        entity: P + 'JAILBREAK', score: 0.9, start: a, end: b, family: 'jailbreak', view: p.view,
+        explanation: 'jailbreak: persona switch and removed restrictions in one sentence',
+      });
+      return;
+    }
+  }
+  // Long role-play jailbreaks spread the two over several sentences: weaker, still over 0.7.
+  const persona = personas[0];
+  const removal = removals[0];
+  if (persona && removal && Math.abs(persona.start - removal.start) < 1500) {
+    findings.push({
+      entity: P + 'JAILBREAK', score: 0.75, start: Math.min(persona.start, removal.start), end: Math.max(persona.end, removal.end),
+      family: 'jailbreak', view: persona.view, explanation: 'jailbreak: persona switch and removed restrictions in the same passage',
+    });
+  }
+}
+
+const MARKUP_VIEWS: ReadonlySet<string> = new Set(['markup comment', 'hidden element', 'alt/title attribute', 'link title']);
+const MAX_DEPTH = 2;
+/** Characters of encoded runs decoded per detect() call, over all pieces and depths. */
+const DECODE_BUDGET = 65_536;
+const PIECE = 8192;
+const OVERLAP = 512;
+
+interface ScanState {
+  surface: Surface;
+  deadline?: number;
+  findings: Finding[];
+  decodeBudget: DecodeBudget;
+}
+
+/** Scans one text (the original or a decoded payload) with every view it calls for. */
+function analyse(original: string, state: ScanState, depth: number, mapBack: (s: number, e: number) => { start: number; end: number }): void {
+  const lowered = lowerSameLength(original);
+  const local: Finding[] = [];
+  const views: View[] = [{ name: depth === 0 ? 'text' : 'decoded text', text: lowered, offset: 0 }];
+  const derived: View[] = [];
+
+  const hidden = hiddenCharStats(original);
+  if (hidden) {
+    const stripped = stripHidden(lowered);
+    derived.push(stripped);
+    // Zero-width characters can also stand in for spaces ("ignore\u200bprevious"): same length, same offsets.
+    if (hidden.insideWords >= 3) {
+      derived.push({ name: 'hidden characters as spaces', text: lowered.replace(/[\u200b-\u200d\u2060\ufeff]/g, ' '), offset: 0 });
+    }
+    if (hidden.tagText.trim().length > 0) {
+      derived.push({ name: 'tag characters decoded', text: hidden.tagText.toLowerCase(), region: { start: hidden.tagStart, end: hidden.tagEnd } });
+    }
+    // Emoji flag sequences use a few tag characters; an instruction needs many.
+    const tagScore = hidden.tags >= 8 ? 0.8 : hidden.tags > 0 ? 0.35 : 0;
+    const zwScore = hidden.insideWords >= 3 ? 0.6 : hidden.insideWords > 0 ? 0.35 : hidden.zeroWidth >= 8 ? 0.4 : 0;
+    const bidiScore = hidden.bidi > 0 ? 0.55 : 0;
+    const score = Math.max(tagScore, zwScore, bidiScore);
+    if (score > 0) {
+      local.push({
+        entity: P + 'HIDDEN_CHARACTERS', score, start: hidden.first, end: hidden.last, family: 'hidden-characters', view: 'text',
+        explanation: `hidden characters: ${hidden.zeroWidth} zero-width (${hidden.insideWords} inside words), ${hidden.bidi} bidi controls, ${hidden.tags} tag characters`,
+      });
+    }
+  }
+  // "DAN" in capitals is the name of a jailbreak persona; in lower case it is just a name.
+  const dan = /\bDAN\b/.exec(original);
+  if (dan) {
+    local.push({
+      entity: P + 'JAILBREAK', score: 0.45, start: dan.index, end: dan.index + 3, family: 'restriction-removed', view: 'text',
+      explanation: 'names the "DAN" jailbreak persona',
+    });
+  }
+  const base = derived[0] ?? views[0]!;
+  const spaced = joinLetterSpacing(base.text);
+  if (spaced) derived.push(chain(base, spaced));
+  // Folding only matters where there are words to fold (not in a base64 blob or a flood).
+  if (NON_LATIN_RE.test(base.text) || hasWords(base.text)) {
+    const folded = foldConfusables(base.text);
+    if (folded) derived.push(chain(base, folded));
+    const leet = foldLeet(base.text);
+    if (leet) derived.push(chain(base, leet));
+  }
+  for (const segment of markupSegments(original)) derived.push(segment);
+
+  for (const view of views) scanView(view, state.surface, local);
+  const baseCount = local.length;
+  for (const view of derived) {
+    if (state.deadline !== undefined && Date.now() > state.deadline) break;
+    scanView(view, state.surface, local);
+  }
+  // Findings that only a de-obfuscated view revealed also say how the text was hidden.
+  const derivedEnd = local.length; // the loop appends; it must not revisit its own additions
+  for (let i = baseCount; i < derivedEnd; i += 1) {
+    const f = local[i]!;
+    if (f.score < 0.5 || f.view === 'text') continue;
+    const inMarkup = MARKUP_VIEWS.has(f.view);
+    // Markup-hidden text is in the plain view too, but hiding it is itself the signal.
+    const seenPlain = !inMarkup && local.slice(0, baseCount).some((g) => g.entity === f.entity && g.start <= f.start && g.end >= f.end - 1);
+    if (seenPlain) continue;
+    const how = inMarkup
+      ? 'HIDDEN_INSTRUCTION' : f.view.startsWith('tag characters') || f.view.startsWith('hidden characters') ? 'HIDDEN_CHARACTERS' : 'OBFUSCATED_CONTENT';
+    local.push({
+      entity: P + how, score: Math.max(0.85, f.score), start: f.start, end: f.end, family: `${f.family}@${f.view}`, view: f.view,
+      explanation: `${f.explanation} — found only in the ${f.view} view`,
+    });
+  }
+
+  if (depth < MAX_DEPTH) {
+    for (const payload of decodePayloads(original, state.decodeBudget)) {
+      const before = state.findings.length;
+      const inner: ScanState = { ...state };
+      analyse(payload.text, inner, depth + 1, () => ({ start: payload.start, end: payload.end }));
+      const innerFindings = state.findings.splice(before);
+      let top = 0;
+      for (const f of innerFindings) {
+        top = Math.max(top, f.score);
+        local.push({ ...f, start: payload.start, end: payload.end, explanation: `${f.explanation} — inside ${payload.encoding} payload`, view: `${payload.encoding} decoded` });
+      }
+      // A payload that decodes to instructions is a strong sign; one that decodes to plain text is a weak one.
+      local.push({
+        entity: P + 'ENCODED_PAYLOAD', score: top >= 0.5 ? Math.max(0.85, top) : 0.3, start: payload.start, end: payload.end,
+        family: `decoded.${payload.encoding}`, view: `${payload.encoding} decoded`,
+        explanation: top >= 0.5 ? `${payload.encoding} run decodes to an injection` : `${payload.encoding} run decodes to readable text`,
+      });
+    }
+  }
+  addJailbreaks(local, lowered);
+  addWrappedExtractions(local, DATA_SURFACES.has(state.surface));
+  for (const f of local) {
+    const span = mapBack(f.start, f.end);
+    state.findings.push({ ...f, start: span.start, end: span.end });
+  }
+}
+
+/** A view derived from another derived view maps through both. */
+function chain(parent: View, child: View): View {
+  if (!parent.map) return child;
+  const parentMap = parent.map;
+  if (child.map) {
+    const map = new Int32Array(child.map.length);
+    for (let i = 0; i < child.map.length; i += 1) map[i] = parentMap[child.map[i] ?? 0] ?? 0;
+    return { ...child, map };
+  }
+  return { ...child, map: parentMap, offset: undefined };
+}
+
+/**
+ * Several independent cues in one text raise the strongest one: a damped noisy-or, where the top
+ * score counts fully and every other family's best score counts at half weight.
+ */
+function combine(findings: Finding[]): void {
+  // One cue group per phrase family ("override.*" is one group), best finding of each.
+  const bestByGroup = new Map<string, Finding>();
+  for (const f of findings) {
+    const key = f.family.split(/[@+.]/)[0]!;
+    const prev = bestByGroup.get(key);
+    if (!prev || f.score > prev.score) bestByGroup.set(key, f);
+  }
+  if (bestByGroup.size < 2) return;
+  const ranked = [...bestByGroup.values()].sort((a, b) => b.score - a.score);
+  const top = ranked[0]!;
+  // Matches of the same words are one piece of evidence, not several.
+  const independent = ranked.slice(1).filter((f) => f.end <= top.start || f.start >= top.end);
+  if (independent.length === 0) return;
+  let rest = 1 - top.score;
+  for (const f of independent) rest *= 1 - 0.5 * f.score;
+  const combined = Math.round((1 - rest) * 1000) / 1000;
+  if (combined > top.score) {
+    top.explanation += `; raised from ${top.score.toFixed(2)} by ${independent.length} other cue(s)`;
+    top.score = Math.min(0.99, combined);
+  }
+}
+
+function detect(text: string, context: DetectContext): Detection[] {
+  const state: ScanState = { surface: context.surface, deadline: context.deadline, findings: [], decodeBudget: { chars: DECODE_BUDGET } };
+  if (text.length <= PIECE * 2) {
+    analyse(text, state, 0, (s, e) => ({ start: s, end: e }));
+  } else {
+    // Bounded pieces with overlap keep every regex run short; a phrase cut at a piece edge is
+    // caught whole by the next piece.
+    // Periodic floods ("ignore ignore ...", one character repeated) produce only a few distinct
+    // pieces; an identical piece cannot add a finding, so it is scanned once.
+    const seenPieces = new Set<string>();
+    for (let at = 0; at < text.length; at += PIECE - OVERLAP) {
+      if (context.deadline !== undefined && Date.now() > context.deadline) break;
+      const piece = text.slice(at, at + PIECE);
+      if (seenPieces.has(piece)) continue;
+      seenPieces.add(piece);
+      analyse(piece, state, 0, (s, e) => ({ start: s + at, end: e + at }));
+      if (at + PIECE >= text.length) break;
+    }
+  }
+  combine(state.findings);
+  const seen = new Set<string>();
+  const detections: Detection[] = [];
+  for (const f of state.findings.sort((a, b) => b.score - a.score)) {
+    const key = `${f.entity}:${f.start}:${f.end}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    detections.push({
+      entity: f.entity,
+      score: Math.round(f.score * 1000) / 1000,
+      start: f.start,
+      end: f.end,
+      explanation: `${f.explanation} [view: ${f.view}]`,
+      pattern: f.family,
+    });
+  }
+  return detections;
+}
+
+export const injectionHeuristic: Detector = {
+  key: 'injection.heuristic',
+  surfaces: SURFACES.filter((s) => s !== 'completion'),
+  entityTypes: INJECTION_ENTITY_TYPES,
+  costRank: 3,
+  available: () => ({ available: true }),
+  detect,
+};

@@ -1,0 +1,360 @@
+// De-obfuscated views of a text for injection.heuristic: hidden characters stripped, letter spacing
+// joined, confusables and leetspeak folded, markup-hidden text extracted, encoded runs decoded.
+// Hot path: no I/O here. Every builder is linear, bounded in output, and runs only when a cheap
+// pre-check finds its marker characters.
+
+/**
+ * A text to scan plus the way back to the original. `map` (view index -> original index) is used for
+ * views that drop or join characters; `offset` for 1:1 slices; `region` for decoded payloads, where
+ * no character correspondence exists and every finding points at the whole encoded run.
+ */
+export interface View {
+  name: string;
+  text: string;
+  map?: Int32Array;
+  offset?: number;
+  region?: { start: number; end: number };
+}
+
+export function toOriginal(view: View, start: number, end: number): { start: number; end: number } {
+  if (view.region) return { start: view.region.start, end: view.region.end };
+  if (view.map) {
+    const last = Math.max(start, end - 1);
+    const a = view.map[Math.min(start, view.map.length - 1)] ?? 0;
+    const b = view.map[Math.min(last, view.map.length - 1)] ?? a;
+    return { start: a, end: b + 1 };
+  }
+  const offset = view.offset ?? 0;
+  return { start: start + offset, end: end + offset };
+}
+
+/**
+ * Lower-cases without changing length: String#toLowerCase can grow a string (U+0130 -> "i̇"), which
+ * would shift every offset, so such characters fall back to a per-character mapping.
+ */
+export function lowerSameLength(text: string): string {
+  const lowered = text.toLowerCase();
+  if (lowered.length === text.length) return lowered;
+  let out = '';
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i] ?? '';
+    const low = ch.toLowerCase();
+    out += low.length === 1 ? low : ch;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hidden characters
+// ---------------------------------------------------------------------------------------------
+
+/** Zero-width and bidi controls (BMP) and the Unicode tag block (as UTF-16 surrogate pairs). */
+export const HIDDEN_CHAR_RE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e]|\udb40[\udc00-\udc7f]/g;
+
+export interface HiddenCharStats {
+  zeroWidth: number;
+  bidi: number;
+  tags: number;
+  /** Zero-width characters sitting between two letters (word smuggling, not emoji joiners). */
+  insideWords: number;
+  first: number;
+  last: number;
+  /** ASCII carried by tag characters, e.g. an instruction smuggled as U+E0049 U+E0067 ... */
+  tagText: string;
+  tagStart: number;
+  tagEnd: number;
+}
+
+export function hiddenCharStats(text: string): HiddenCharStats | null {
+  HIDDEN_CHAR_RE.lastIndex = 0;
+  if (!HIDDEN_CHAR_RE.test(text)) return null;
+  HIDDEN_CHAR_RE.lastIndex = 0;
+  const stats: HiddenCharStats = { zeroWidth: 0, bidi: 0, tags: 0, insideWords: 0, first: -1, last: -1, tagText: '', tagStart: -1, tagEnd: -1 };
+  const isLetter = (c: string | undefined): boolean => c !== undefined && c.toLowerCase() !== c.toUpperCase();
+  for (const m of text.matchAll(HIDDEN_CHAR_RE)) {
+    // Past a few thousand the verdict cannot change; stop counting to stay cheap on floods.
+    if (stats.zeroWidth + stats.bidi + stats.tags > 4096) break;
+    const ch = m[0];
+    const at = m.index;
+    if (stats.first < 0) stats.first = at;
+    stats.last = at + ch.length;
+    if (ch.length === 2) {
+      stats.tags += 1;
+      const code = ch.charCodeAt(1) - 0xdc00;
+      if (code >= 0x20 && code < 0x7f && stats.tagText.length < 4096) stats.tagText += String.fromCharCode(code);
+      if (stats.tagStart < 0) stats.tagStart = at;
+      stats.tagEnd = at + 2;
+    } else if ((ch >= '\u202a' && ch <= '\u202e') || (ch >= '\u2066' && ch <= '\u2069')) {
+      stats.bidi += 1;
+    } else {
+      stats.zeroWidth += 1;
+      // Joiners (U+200C/D) belong inside Persian, Indic and emoji sequences and the soft hyphen
+      // inside long Latin words; only count them where they have no business: between ASCII letters.
+      const legitimateJoiner = ch === '\u200c' || ch === '\u200d' || ch === '\u00ad';
+      const between = legitimateJoiner
+        ? /[a-z]/i.test(text[at - 1] ?? '') && /[a-z]/i.test(text[at + 1] ?? '') && ch !== '\u00ad'
+        : isLetter(text[at - 1]) && isLetter(text[at + 1]);
+      if (between) stats.insideWords += 1;
+    }
+  }
+  return stats;
+}
+
+/** The text with hidden characters removed, mapped back character by character. */
+export function stripHidden(text: string): View {
+  const map = new Int32Array(text.length);
+  let out = '';
+  let n = 0;
+  HIDDEN_CHAR_RE.lastIndex = 0;
+  let from = 0;
+  for (const m of text.matchAll(HIDDEN_CHAR_RE)) {
+    for (let i = from; i < m.index; i += 1) map[n++] = i;
+    out += text.slice(from, m.index);
+    from = m.index + m[0].length;
+  }
+  for (let i = from; i < text.length; i += 1) map[n++] = i;
+  out += text.slice(from);
+  return { name: 'hidden characters removed', text: out, map: map.subarray(0, n) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Letter spacing: "i g n o r e  a l l" -> "ignore all"
+// ---------------------------------------------------------------------------------------------
+
+/** Four or more single letters separated by one separator; bounded so a 1 MB run stays linear. */
+ /** The separators SPACED_RUN_RE allows between letters; everything else in a run is a letter. */
+const SPACING_SEPARATORS = ' .-_*|/';
+const SPACED_RUN_RE = /(?<![\p{L}\p{N}])\p{L}(?:[ .\-_*|/]{1,3}\p{L}(?![\p{L}\p{N}])){3,400}/gu;
+
+export function joinLetterSpacing(lowered: string): View | null {
+  SPACED_RUN_RE.lastIndex = 0;
+  if (!SPACED_RUN_RE.test(lowered)) return null;
+  SPACED_RUN_RE.lastIndex = 0;
+  const map = new Int32Array(lowered.length);
+  let out = '';
+  let n = 0;
+  let from = 0;
+  const copy = (a: number, b: number): void => {
+    for (let i = a; i < b; i += 1) {
+      out += lowered[i];
+      map[n++] = i;
+    }
+  };
+  for (const m of lowered.matchAll(SPACED_RUN_RE)) {
+    copy(from, m.index);
+    const run = m[0];
+    // Separator runs of 2+ characters mark word gaps ("i g n o r e   a l l"); single ones vanish.
+    let i = 0;
+    while (i < run.length) {
+      const ch = run[i] ?? '';
+      if (!SPACING_SEPARATORS.includes(ch)) {
+        out += ch;
+        map[n++] = m.index + i;
+        i += 1;
+      } else {
+        let j = i;
+        while (j < run.length && SPACING_SEPARATORS.includes(run[j] ?? '')) j += 1;
+        if (j - i >= 2) {
+          out += ' ';
+          map[n++] = m.index + i;
+        }
+        i = j;
+      }
+    }
+    from = m.index + run.length;
+  }
+  copy(from, lowered.length);
+  return { name: 'letter spacing joined', text: out, map: map.subarray(0, n) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Confusables and leetspeak: 1:1 character folding, so offsets stay valid.
+// ---------------------------------------------------------------------------------------------
+
+const CONFUSABLES: Record<string, string> = {
+  // Cyrillic
+  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', і: 'i', ї: 'i', ј: 'j', ԁ: 'd', ɡ: 'g', һ: 'h', ԛ: 'q', ԝ: 'w',
+  // Greek
+  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y',
+  // Latin look-alikes
+  ı: 'i', ℓ: 'l', ｌ: 'l', ⅰ: 'i',
+};
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l' };
+
+/** A Latin letter next to a Cyrillic or Greek one, or any fullwidth form: mixed-script smuggling. */
+const MIXED_SCRIPT_RE = /[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]|[\uff01-\uff5e]|[\u2170-\u217f\u0131\u2113]/;
+/** A letter-digit-letter word: "1gn0r3", "pr3v10us". */
+const LEET_RE = /[a-z][013457@$|][a-z]|(?<![a-z0-9])[013457@$][a-z]{2}/;
+
+export function foldConfusables(lowered: string): View | null {
+  if (!MIXED_SCRIPT_RE.test(lowered)) return null;
+  let out = '';
+  for (let i = 0; i < lowered.length; i += 1) {
+    const ch = lowered[i] ?? '';
+    const code = ch.charCodeAt(0);
+    if (code >= 0xff01 && code <= 0xff5e) out += String.fromCharCode(code - 0xfee0).toLowerCase();
+    else out += CONFUSABLES[ch] ?? ch;
+  }
+  return { name: 'confusables folded', text: out, offset: 0 };
+}
+
+export function foldLeet(lowered: string): View | null {
+  if (!LEET_RE.test(lowered)) return null;
+  let out = '';
+  let replaced = 0;
+  for (let i = 0; i < lowered.length; i += 1) {
+    const ch = lowered[i] ?? '';
+    const sub = LEET[ch];
+    // Only inside words: a digit between letters, or leading a word that continues in letters.
+    if (sub !== undefined && (/[a-z]/.test(lowered[i - 1] ?? '') || /[a-z]/.test(lowered[i + 1] ?? ''))) {
+      out += sub;
+      replaced += 1;
+    } else out += ch;
+  }
+  return replaced >= 2 ? { name: 'leetspeak folded', text: out, offset: 0 } : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markup-hidden text: HTML comments, hidden elements, alt/title attributes, markdown link titles.
+// ---------------------------------------------------------------------------------------------
+
+export interface HiddenSegment extends View {
+  kind: 'comment' | 'hidden element' | 'attribute' | 'link title';
+}
+
+/** Enough hidden segments to find an instruction; floods of markup get no further views. */
+const MAX_SEGMENTS = 64;
+const HIDDEN_ELEMENT_RE =
+  /<([a-z][a-z0-9]{0,15})\b[^>]{0,300}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:#fff(?:fff)?|white|transparent)\b|\bhidden\b|aria-hidden="true")[^>]{0,300}>([^<]{1,4000})/gi;
+const ATTRIBUTE_RE = /\b(?:alt|title|aria-label|data-[a-z-]{1,30})\s*=\s*(?:"([^"]{8,2000})"|'([^']{8,2000})')/gi;
+// The URL class excludes brackets so an unclosed link stops at the next one instead of scanning on.
+const LINK_TITLE_RE = /\]\([^)\s([\]]{1,500}\s{1,3}"([^"]{4,500})"\)/g;
+
+export function markupSegments(text: string): HiddenSegment[] {
+  const segments: HiddenSegment[] = [];
+  // Comments by indexOf, not by regex: a lazy `<!--[\s\S]*?-->` rescans the rest of the text
+  // for every unclosed opener, which is quadratic on `<!--<!--<!--...`.
+  let from = text.indexOf('<!--');
+  while (from >= 0 && segments.length < MAX_SEGMENTS) {
+    const close = text.indexOf('-->', from + 4);
+    if (close < 0) break;
+    const body = text.slice(from + 4, Math.min(close, from + 4 + 4000));
+    segments.push({ kind: 'comment', name: 'markup comment', text: lowerSameLength(body), offset: from + 4 });
+    from = text.indexOf('<!--', close + 3);
+  }
+  if (text.includes('<')) {
+    for (const m of text.matchAll(HIDDEN_ELEMENT_RE)) {
+      if (segments.length >= MAX_SEGMENTS) break;
+      const body = m[2] ?? '';
+      segments.push({ kind: 'hidden element', name: 'hidden element', text: lowerSameLength(body), offset: m.index + m[0].length - body.length });
+    }
+  }
+  if (text.includes('=')) {
+    for (const m of text.matchAll(ATTRIBUTE_RE)) {
+      if (segments.length >= MAX_SEGMENTS) break;
+      const body = m[1] ?? m[2] ?? '';
+      const at = m.index + m[0].length - body.length - 1;
+      segments.push({ kind: 'attribute', name: 'alt/title attribute', text: lowerSameLength(body), offset: at });
+    }
+  }
+  if (text.includes('](')) {
+    for (const m of text.matchAll(LINK_TITLE_RE)) {
+      if (segments.length >= MAX_SEGMENTS) break;
+      const body = m[1] ?? '';
+      segments.push({ kind: 'link title', name: 'link title', text: lowerSameLength(body), offset: m.index + m[0].length - body.length - 2 });
+    }
+  }
+  return segments;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoded payloads: base64, hex, binary, URL encoding, rot13.
+// ---------------------------------------------------------------------------------------------
+
+export interface DecodedPayload {
+  encoding: 'base64' | 'hex' | 'binary' | 'url-encoded' | 'rot13' | 'tag characters';
+  text: string;
+  start: number;
+  end: number;
+}
+
+const BASE64_RE = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,4096}={0,2}/g;
+const HEX_RE = /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}[ :,]?){10,2048}/g;
+const ESCAPED_HEX_RE = /(?:\\x[0-9a-fA-F]{2}){8,2048}/g;
+const BINARY_RE = /(?<![01])(?:[01]{8} ?){6,1024}/g;
+const URL_ENCODED_RE = /[^\s%]{0,40}(?:%[0-9a-fA-F]{2}[^\s%<>"]{0,40}){4,512}/g;
+
+/** Most decoded payloads that matter are natural-language text: mostly printable, with spaces. */
+function looksLikeText(decoded: string): boolean {
+  if (decoded.length < 6) return false;
+  let printable = 0;
+  let spaces = 0;
+  for (let i = 0; i < decoded.length; i += 1) {
+    const c = decoded.charCodeAt(i);
+    if (c === 32) spaces += 1;
+    if ((c >= 32 && c < 127) || c === 10 || c === 9 || c >= 0xa0) printable += 1;
+  }
+  return printable / decoded.length > 0.92 && spaces >= 1 && !decoded.includes('\ufffd');
+}
+
+export function rot13(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
+
+/**
+ * Encoded runs that decode to readable text. `budget` caps the total decoded characters so that
+ * a megabyte of base64 costs a bounded amount of work.
+ */
+/** Work left for decoding, shared by every piece and depth of one detect() call. */
+export interface DecodeBudget {
+  /** Characters that may still be decoded (attempts count, not only successes). */
+  chars: number;
+}
+
+export function decodePayloads(text: string, budget: DecodeBudget): DecodedPayload[] {
+  const found: DecodedPayload[] = [];
+  const push = (encoding: DecodedPayload['encoding'], decoded: string, start: number, end: number): void => {
+    if (!looksLikeText(decoded)) return;
+    found.push({ encoding, text: decoded, start, end });
+  };
+  const scan = (re: RegExp, encoding: DecodedPayload['encoding'], decode: (run: string) => string): void => {
+    re.lastIndex = 0;
+    for (const m of text.matchAll(re)) {
+      if (budget.chars <= 0) break;
+      budget.chars -= m[0].length;
+      push(encoding, decode(m[0]), m.index, m.index + m[0].length);
+    }
+  };
+  // Cheap gates first: most texts have no run of 20 base64 characters.
+  if (/[A-Za-z0-9+/]{20}/.test(text)) {
+    scan(BASE64_RE, 'base64', (run) => (/^[0-9a-fA-F]+$/.test(run) || /^[a-z]+$/i.test(run) ? '' : Buffer.from(run, 'base64').toString('utf8')));
+  }
+  if (/[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}/.test(text)) {
+    scan(HEX_RE, 'hex', (run) => (/[a-fA-F]/.test(run) || /^[0-9 :,]+$/.test(run) ? Buffer.from(run.replace(/[ :,]/g, ''), 'hex').toString('utf8') : ''));
+  }
+  if (text.includes('\\x')) scan(ESCAPED_HEX_RE, 'hex', (run) => Buffer.from(run.replace(/\\x/g, ''), 'hex').toString('utf8'));
+  if (/[01]{8} ?[01]{8}/.test(text)) {
+    scan(BINARY_RE, 'binary', (run) => {
+      const bytes = run.replace(/ /g, '').match(/[01]{8}/g) ?? [];
+      return Buffer.from(bytes.map((b) => parseInt(b, 2))).toString('utf8');
+    });
+  }
+  if (/%[0-9a-fA-F]{2}/.test(text)) {
+    scan(URL_ENCODED_RE, 'url-encoded', (run) => {
+      try {
+        return decodeURIComponent(run.replace(/\+/g, ' '));
+      } catch {
+        return '';
+      }
+    });
+  }
+  if (/\brot-?13\b|\bcaesar\b/i.test(text) && budget.chars > 0) {
+    const slice = text.slice(0, Math.min(text.length, budget.chars));
+    budget.chars -= slice.length;
+    push('rot13', rot13(slice), 0, slice.length);
+  }
+  return found;
+}
