@@ -556,6 +556,23 @@ function combine(findings: Finding[]): void {
   }
 }
 
+/** Families that match the same words as a more specific family, and the specific ones. */
+const LOOSE_OVERRIDES: ReadonlySet<string> = new Set(['override.loose', 'override.task', 'override.unqualified']);
+const SPECIFIC_OVERRIDES: ReadonlySet<string> = new Set(['override.qualified', 'override.bare', 'override.multilingual']);
+
+/**
+ * Words matched by a loose family and by a specific one are one piece of evidence: they are
+ * reported once, under the specific type ("ignore all previous instructions" is an instruction
+ * override, not also a jailbreak).
+ */
+function withoutShadowedLooseMatches(findings: Finding[]): Finding[] {
+  const specific = findings.filter((f) => SPECIFIC_OVERRIDES.has(f.family));
+  if (specific.length === 0) return findings;
+  return findings.filter(
+    (f) => !LOOSE_OVERRIDES.has(f.family) || !specific.some((s) => s.start < f.end && f.start < s.end),
+  );
+}
+
 function detect(text: string, context: DetectContext): Detection[] {
   const state: ScanState = { surface: context.surface, deadline: context.deadline, findings: [], decodeBudget: { chars: DECODE_BUDGET } };
   if (text.length <= PIECE * 2) {
@@ -578,7 +595,7 @@ function detect(text: string, context: DetectContext): Detection[] {
   combine(state.findings);
   const seen = new Set<string>();
   const detections: Detection[] = [];
-  for (const f of state.findings.sort((a, b) => b.score - a.score)) {
+  for (const f of withoutShadowedLooseMatches(state.findings).sort((a, b) => b.score - a.score)) {
     const key = `${f.entity}:${f.start}:${f.end}`;
     if (seen.has(key)) continue;
     seen.add(key);
