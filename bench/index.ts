@@ -1,0 +1,4 @@
+// `npm run bench`: the HTTP benchmark (hello-world, /health, /api/me, a 1 KB guard check) and then
+// detector quality and speed. Each part prints its tables and sets a non-zero exit code on a miss.
+await import('./run.js');
+await import('./detectors.js');
