@@ -206,3 +206,17 @@ describe('a 1 MB adversarial input', () => {
     expect(Math.max(...probes)).toBeLessThan(250);
   });
 });
+
+describe('decision metrics', () => {
+  const ctx = withGateway({});
+
+  it('counts decisions by surface and verdict and times every detector', async () => {
+    await ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'm', content: 'hello there' } });
+    await ctx.gateway.request('/v1/guard/tool_call', { method: 'POST', json: { agent: 'm', tool: 'x' } });
+    const text = await (await ctx.gateway.request('/metrics')).text();
+    expect(text).toMatch(/parapet_decisions_total\{surface="input",verdict="allow",effective_verdict="allow"\} 1/);
+    expect(text).toMatch(/parapet_decisions_total\{surface="tool_args",verdict="block",effective_verdict="block"\} 1/);
+    expect(text).toMatch(/parapet_detector_duration_seconds_count\{detector="injection.heuristic"\} 2/);
+    expect(text).toContain('# TYPE parapet_detector_degraded_total counter');
+  });
+});
