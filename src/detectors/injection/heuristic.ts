@@ -461,9 +461,9 @@ function analyse(original: string, state: ScanState, depth: number, mapBack: (s:
   // Folding only matters where there are words to fold (not in a base64 blob or a flood).
   if (NON_LATIN_RE.test(base.text) || hasWords(base.text)) {
     const folded = foldConfusables(base.text);
-    if (folded) derived.push(chain(base, folded));
+    if (folded) derived.push(...changedRegions(base, chain(base, folded)));
     const leet = foldLeet(base.text);
-    if (leet) derived.push(chain(base, leet));
+    if (leet) derived.push(...changedRegions(base, chain(base, leet)));
   }
   for (const segment of markupSegments(original)) derived.push(segment);
 
@@ -515,6 +515,36 @@ function analyse(original: string, state: ScanState, depth: number, mapBack: (s:
     const span = mapBack(f.start, f.end);
     state.findings.push({ ...f, start: span.start, end: span.end });
   }
+}
+
+/** How far around a folded character a phrase that uses it can reach. */
+const FOLD_REACH = 200;
+
+/**
+ * A folded view differs from its base only where characters were folded (an '@' in an e-mail
+ * address, a Cyrillic letter); anything else in it was already found in the base. Only windows
+ * around the changed characters are scanned again, which spares a whole second pass of every
+ * phrase family over ordinary text.
+ */
+function changedRegions(base: View, view: View): View[] {
+  if (view.text.length !== base.text.length) return [view];
+  const windows: Array<[number, number]> = [];
+  for (let i = 0; i < view.text.length; i += 1) {
+    if (view.text.charCodeAt(i) === base.text.charCodeAt(i)) continue;
+    const start = Math.max(0, i - FOLD_REACH);
+    const end = Math.min(view.text.length, i + FOLD_REACH + 1);
+    const last = windows.at(-1);
+    if (last !== undefined && start <= last[1]) last[1] = end;
+    else windows.push([start, end]);
+  }
+  if (windows.length === 0) return [];
+  const covered = windows.reduce((sum, [start, end]) => sum + end - start, 0);
+  if (covered > view.text.length / 2) return [view];
+  return windows.map(([start, end]) => ({
+    name: view.name,
+    text: view.text.slice(start, end),
+    ...(view.map ? { map: view.map.subarray(start, end) } : { offset: (view.offset ?? 0) + start }),
+  }));
 }
 
 /** A view derived from another derived view maps through both. */

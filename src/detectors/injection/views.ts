@@ -185,6 +185,8 @@ const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '
 const MIXED_SCRIPT_RE = /[a-z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-z]|[\uff01-\uff5e]|[\u2170-\u217f\u0131\u2113]/;
 /** A letter-digit-letter word: "1gn0r3", "pr3v10us". */
 const LEET_RE = /[a-z][013457@$|][a-z]|(?<![a-z0-9])[013457@$][a-z]{2}/;
+/** What follows the '@' of an e-mail address: a domain with a dot and a top-level label. */
+const EMAIL_DOMAIN_RE = /^[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,5}\.[a-z]{2,24}\b/;
 
 export function foldConfusables(lowered: string): View | null {
   if (!MIXED_SCRIPT_RE.test(lowered)) return null;
@@ -206,7 +208,12 @@ export function foldLeet(lowered: string): View | null {
     const ch = lowered[i] ?? '';
     const sub = LEET[ch];
     // Only inside words: a digit between letters, or leading a word that continues in letters.
-    if (sub !== undefined && (/[a-z]/.test(lowered[i - 1] ?? '') || /[a-z]/.test(lowered[i + 1] ?? ''))) {
+    // The '@' of an e-mail address is not leetspeak.
+    if (
+      sub !== undefined &&
+      (/[a-z]/.test(lowered[i - 1] ?? '') || /[a-z]/.test(lowered[i + 1] ?? '')) &&
+      !(ch === '@' && EMAIL_DOMAIN_RE.test(lowered.slice(i + 1, i + 80)))
+    ) {
       out += sub;
       replaced += 1;
     } else out += ch;
