@@ -2,7 +2,7 @@
 // case is checked on its own surface and counts as flagged when an INJECTION.* detection reaches
 // the baseline policy threshold of that surface. Prints per-category and per-language figures.
 import { describe, expect, it } from 'vitest';
-import { DATASET_FILES, counts, datasetsPresent, loadDataset, score } from '../quality/datasets.js';
+import { DATASET_FILES, counts, loadDataset, score } from '../quality/datasets.js';
 import type { DatasetCase } from '../quality/datasets.js';
 import type { Detection, Surface } from '../types.js';
 import { injectionHeuristic } from './heuristic.js';
@@ -17,7 +17,7 @@ function flagged(testCase: DatasetCase): boolean {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-describe.skipIf(!datasetsPresent())('injection.heuristic on the development set', () => {
+describe('injection.heuristic on the development set', () => {
   it('reaches the F1 and false-positive targets', () => {
     const injections = loadDataset(DATASET_FILES.injection);
     const benignFiles = [DATASET_FILES.benignWildguard, DATASET_FILES.benignSelfInstruct];

@@ -33,12 +33,12 @@ export const DATASET_FILES = {
   secrets: 'secrets_gitleaks.jsonl',
 } as const;
 
-export function datasetsPresent(): boolean {
-  return existsSync(path.join(DATASET_DIR, DATASET_FILES.secrets));
-}
-
 export function loadDataset(file: string): DatasetCase[] {
-  return readFileSync(path.join(DATASET_DIR, file), 'utf8')
+  const location = path.join(DATASET_DIR, file);
+  if (!existsSync(location)) {
+    throw new Error(`development dataset ${location} not found: check out shared/ beside the project or set PARAPET_DATASETS`);
+  }
+  return readFileSync(location, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as DatasetCase);
