@@ -3,6 +3,7 @@
 // for its own agent; a traffic token names the agent in the body.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Static, TObject } from 'typebox';
 import { speakingAgent, type Principal } from '../auth/principal.js';
 import type { GuardCall, Pipeline } from '../pipeline/decide.js';
 import {
@@ -27,9 +28,20 @@ const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Re
 export const guardRoutes: FastifyPluginAsyncTypebox<{ pipeline: Pipeline }> = async (app, { pipeline }) => {
   const options = { config: { access: 'traffic' as const }, bodyLimit: GUARD_BODY_LIMIT };
 
-  const contentCheck = (defaultSurface: 'input' | 'output') => async (request: FastifyRequest<{ Body: GuardContentBody }>) => {
-    const body = request.body;
-    const call: GuardCall = {
+  /** One guard route: its body schema and how a valid body becomes a call of the pipeline. */
+  const guardRoute = <T extends TObject>(
+    path: string,
+    summary: string,
+    body: T,
+    toCall: (body: Static<T>, request: FastifyRequest) => GuardCall,
+  ) =>
+    app.post(path, { ...options, schema: { tags, summary, body, response: { 200: DecisionSchema } } }, async (request) =>
+      pipeline.decide(toCall(request.body as Static<T>, request)),
+    );
+
+  const contentCall =
+    (defaultSurface: 'input' | 'output') =>
+    (body: GuardContentBody, request: FastifyRequest): GuardCall => ({
       agent: agentOf(request, body.agent),
       surface: body.surface ?? defaultSurface,
       content: body.content,
@@ -39,92 +51,37 @@ export const guardRoutes: FastifyPluginAsyncTypebox<{ pipeline: Pipeline }> = as
       ...optional('traceId', body.trace_id),
       ...optional('environment', body.environment),
       ...optional('intent', body.intent),
-    };
-    return pipeline.decide(call);
-  };
+    });
 
-  app.post(
+  guardRoute(
     '/v1/guard/input',
-    {
-      ...options,
-      schema: {
-        tags,
-        summary: 'Check content as surface input, or as the surface named in `surface`',
-        body: GuardContentBody,
-        response: { 200: DecisionSchema },
-      },
-    },
-    contentCheck('input'),
+    'Check content as surface input, or as the surface named in `surface`',
+    GuardContentBody,
+    contentCall('input'),
   );
-
-  app.post(
-    '/v1/guard/output',
-    {
-      ...options,
-      schema: { tags, summary: 'Check model output', body: GuardContentBody, response: { 200: DecisionSchema } },
-    },
-    contentCheck('output'),
-  );
-
-  app.post(
-    '/v1/guard/tool_call',
-    {
-      ...options,
-      schema: { tags, summary: 'Authorise a tool call', body: GuardToolCallBody, response: { 200: DecisionSchema } },
-    },
-    async (request) => {
-      const body = request.body;
-      return pipeline.decide({
-        agent: agentOf(request, body.agent),
-        surface: 'tool_args',
-        tool: body.tool,
-        content: JSON.stringify(body.arguments ?? {}),
-        ...optional('provenance', body.provenance),
-        ...optional('sessionId', body.session_id),
-        ...optional('environment', body.environment),
-        ...optional('intent', body.intent),
-      });
-    },
-  );
-
-  app.post(
-    '/v1/guard/memory_write',
-    {
-      ...options,
-      schema: { tags, summary: 'Authorise a memory write', body: GuardMemoryWriteBody, response: { 200: DecisionSchema } },
-    },
-    async (request) => {
-      const body = request.body;
-      return pipeline.decide({
-        agent: agentOf(request, body.agent),
-        surface: 'memory_write',
-        content: body.content,
-        ...optional('taintSource', body.taint_source),
-        ...optional('provenance', body.provenance),
-        ...optional('sessionId', body.session_id),
-      });
-    },
-  );
-
-  app.post(
-    '/v1/guard/agent_message',
-    {
-      ...options,
-      schema: {
-        tags,
-        summary: 'Authorise an inter-agent message',
-        body: GuardAgentMessageBody,
-        response: { 200: DecisionSchema },
-      },
-    },
-    async (request) => {
-      const body = request.body;
-      return pipeline.decide({
-        agent: agentOf(request, body.sender),
-        surface: 'agent_message',
-        content: body.content,
-        ...optional('sessionId', body.session_id),
-      });
-    },
-  );
+  guardRoute('/v1/guard/output', 'Check model output', GuardContentBody, contentCall('output'));
+  guardRoute('/v1/guard/tool_call', 'Authorise a tool call', GuardToolCallBody, (body, request) => ({
+    agent: agentOf(request, body.agent),
+    surface: 'tool_args',
+    tool: body.tool,
+    content: JSON.stringify(body.arguments ?? {}),
+    ...optional('provenance', body.provenance),
+    ...optional('sessionId', body.session_id),
+    ...optional('environment', body.environment),
+    ...optional('intent', body.intent),
+  }));
+  guardRoute('/v1/guard/memory_write', 'Authorise a memory write', GuardMemoryWriteBody, (body, request) => ({
+    agent: agentOf(request, body.agent),
+    surface: 'memory_write',
+    content: body.content,
+    ...optional('taintSource', body.taint_source),
+    ...optional('provenance', body.provenance),
+    ...optional('sessionId', body.session_id),
+  }));
+  guardRoute('/v1/guard/agent_message', 'Authorise an inter-agent message', GuardAgentMessageBody, (body, request) => ({
+    agent: agentOf(request, body.sender),
+    surface: 'agent_message',
+    content: body.content,
+    ...optional('sessionId', body.session_id),
+  }));
 };

@@ -56,10 +56,6 @@ export interface CompiledPack {
 const STRENGTH: Record<Effect, number> = { allow: 0, mask: 1, tokenize: 1, escalate: 2, block: 3 };
 const list = <T>(value: T | T[] | undefined): T[] | undefined => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
-export function verdictOf(effect: Effect): Verdict {
-  return effect === 'block' ? 'block' : effect === 'escalate' ? 'escalate' : 'allow';
-}
-
 export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRule {
   const { when } = rule;
   const surfaces = list(when.surface);

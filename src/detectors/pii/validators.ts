@@ -373,8 +373,8 @@ const VAT_CHECKSUMS: Readonly<Record<string, (body: string) => boolean>> = {
 export type VatVerdict = 'checksum-ok' | 'checksum-failed' | 'format-only' | 'bad-format';
 
 /**
- * An EU VAT number given as prefix + body. `format-only` where the member state's check digit is
- * not implemented here (or its shape is distinctive enough without one, e.g. NL …B.., AT U…).
+ * An EU VAT number given as prefix + body. `format-only` for member states whose check digit is
+ * not verified (their shape, plus a context word, is the evidence; e.g. NL …B.., AT U…).
  */
 export function euVatVerdict(prefix: string, body: string): VatVerdict {
   const shape = VAT_SHAPES[prefix];
