@@ -151,20 +151,25 @@ function speed(): { text: string; figures: Record<string, number> } {
   return { text: lines.join('\n'), figures };
 }
 
-const { text: qualityText, results, perType } = quality();
-const { text: speedText, figures } = speed();
+// BENCH_DETECTORS=speed or =quality runs one half (for quick iteration); the default runs both.
+const part = process.env.BENCH_DETECTORS ?? 'all';
+const { text: qualityText, results, perType } = part === 'speed' ? { text: '', results: {}, perType: {} } : quality();
+const { text: speedText, figures } = part === 'quality' ? { text: '', figures: {} } : speed();
 process.stdout.write(`machine: ${os.cpus()[0]?.model ?? 'unknown'}, ${os.cpus().length} cores, node ${process.version}\n`);
 process.stdout.write(`${qualityText}\n${speedText}\n`);
 
-const checks: Array<[string, boolean]> = [
+const qualityChecks: Array<[string, boolean]> = [
   ['injection F1 >= 0.90', (results['injection: all']?.f1 ?? 0) >= 0.9],
   ['injection FP rate <= 3% on wildguard', (results['injection: benign wildguard']?.falsePositiveRate ?? 1) <= 0.03],
   ['injection FP rate <= 3% on self-instruct/T0', (results['injection: benign selfinstruct']?.falsePositiveRate ?? 1) <= 0.03],
   ['PII F1 >= 0.95', (results['pii.native: pii']?.f1 ?? 0) >= 0.95],
   ['secrets F1 >= 0.95', (results['secrets.native: secrets']?.f1 ?? 0) >= 0.95],
+];
+const speedChecks: Array<[string, boolean]> = [
   ['1 KB median <= 0.25 ms', (figures['default detectors, 1 KB, median ms'] ?? Infinity) <= 0.25],
   ['10 KB median <= 2 ms', (figures['default detectors, 10 KB, median ms'] ?? Infinity) <= 2],
 ];
+const checks = [...(part === 'speed' ? [] : qualityChecks), ...(part === 'quality' ? [] : speedChecks)];
 for (const [name, ok] of checks) process.stdout.write(`${ok ? 'PASS' : 'FAIL'}: ${name}\n`);
 mkdirSync(path.join(benchDir, 'results'), { recursive: true });
 writeFileSync(

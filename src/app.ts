@@ -24,6 +24,7 @@ import { HttpMetrics } from './http/metrics.js';
 import { openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { DetectionCache } from './pipeline/cache.js';
 import { EMPTY_DIRECTORY, Pipeline, type AgentDirectory } from './pipeline/decide.js';
 import { DecisionMetrics } from './pipeline/metrics.js';
 import { policyRoutes } from './policies/routes.js';
@@ -70,6 +71,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** How often a process reads back the detector switches and pack modes other processes stored. */
 const STATE_SYNC_MS = 1000;
+/** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
+const DETECTION_CACHE_MAX_TEXT = 65_536;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, store, clock = systemClock, logger } = deps;
@@ -94,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     agents: deps.agents ?? EMPTY_DIRECTORY,
     recorder,
     clock,
+    cache: new DetectionCache({ maxChars: config.detection_cache_chars, maxTextChars: DETECTION_CACHE_MAX_TEXT }),
     settings: {
       enforcementBudgetMs: config.enforcement_budget_ms,
       detectorTimeoutMs: config.detector_timeout_ms,

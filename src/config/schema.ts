@@ -72,6 +72,12 @@ export const ConfigSchema = Type.Object(
     enforcement_budget_ms: Milliseconds('whole detector pipeline for one check, in milliseconds', 300),
     detector_timeout_ms: Milliseconds('per-detector timeout in milliseconds', 40),
     request_budget_ms: Milliseconds('all checks of one governed call together, in milliseconds', 350),
+    detection_cache_chars: Type.Integer({
+      minimum: 0,
+      maximum: 1_000_000_000,
+      default: 8_000_000,
+      description: 'characters of checked text whose detections are kept for identical later checks (0 turns the cache off)',
+    }),
     fail_mode: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
       default: 'open',
       description: 'open or closed',

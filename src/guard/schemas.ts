@@ -97,6 +97,7 @@ export const DecisionSchema = Type.Object({
         status: StringEnum(['ok', 'timeout', 'skipped_budget', 'error']),
         matched: Type.Boolean(),
         ms: Type.Number(),
+        cached: Type.Optional(Type.Boolean({ description: 'true when the result came from the detection cache (same text, surface and detectors); ms is then 0' })),
       }),
     ),
     dispute: Type.Object({ endpoint: Type.String(), decision_id: Type.String() }),

@@ -12,7 +12,8 @@ import { evaluate, type CallFacts, type FiredRule } from '../policy/evaluate.js'
 import type { PolicyRegistry } from '../policy/registry.js';
 import type { Mode, Verdict } from '../policy/schema.js';
 import type { Recorder } from '../recording/recorder.js';
-import { runDetectors, type DetectorRun, type DetectorStatus } from './runner.js';
+import type { DetectionCache } from './cache.js';
+import { runDetectors, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
 
 /** What the pipeline knows of an agent; the agent registry provides it (default: nobody is registered). */
 export interface AgentFacts {
@@ -65,7 +66,8 @@ export interface Decision {
   reason: string;
   explanation: {
     decisive: FiredRuleView | null;
-    detectors: Array<{ key: string; status: DetectorStatus; matched: boolean; ms: number }>;
+    /** `cached`: the result of an earlier run on the same text; `ms` is then 0. */
+    detectors: Array<{ key: string; status: DetectorStatus; matched: boolean; ms: number; cached?: boolean }>;
     dispute: { endpoint: string; decision_id: string };
   };
   entities: string[];
@@ -89,6 +91,8 @@ export interface PipelineDeps {
   recorder: Recorder;
   clock: Clock;
   settings: PipelineSettings;
+  /** Detections by exact content; absent or disabled: every check runs the detectors. */
+  cache?: DetectionCache;
   /** Called with every decision, after it is assembled (metrics). */
   observe?: (decision: Decision, surface: Surface, runs: readonly DetectorRun[], latencyMs: number) => void;
 }
@@ -112,13 +116,7 @@ export class Pipeline {
     const started = performance.now();
     const { detectors, policies, settings } = this.deps;
     const agent = this.deps.agents.lookup(call.agent);
-    const run = await runDetectors(
-      detectors.forSurface(call.surface),
-      call.content,
-      { surface: call.surface, settings: settings.detectorSettings, ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}) },
-      { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs },
-    );
-    detectors.note(run.runs);
+    const run = await this.detect(call);
 
     const packs = policies.packs();
     const facts: CallFacts = {
@@ -169,7 +167,7 @@ export class Pipeline {
       reason: reasonFor(decisive, verdict, effectiveVerdict),
       explanation: {
         decisive: decisiveView,
-        detectors: run.runs.map(({ key, status, matched, ms }) => ({ key, status, matched, ms })),
+        detectors: run.runs.map(({ key, status, matched, ms, cached }) => ({ key, status, matched, ms, ...(cached ? { cached } : {}) })),
         dispute: { endpoint: 'POST /api/guardrails/feedback', decision_id: decisionId },
       },
       entities: [...new Set(run.detections.map((detection) => detection.entity))].sort(),
@@ -182,6 +180,30 @@ export class Pipeline {
     this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
     return decision;
+  }
+
+  /**
+   * Detections for the call's content: from the cache when the same text was checked on the same
+   * surface by the same detectors (a check with its own JSON Schema is never cached), else by
+   * running the detectors under budget.
+   */
+  private async detect(call: GuardCall): Promise<RunResult> {
+    const { detectors, settings, cache } = this.deps;
+    const forSurface = detectors.forSurface(call.surface);
+    const cacheable = cache !== undefined && call.jsonSchema === undefined;
+    if (cacheable) {
+      const hit = cache.get(call.surface, call.content, forSurface);
+      if (hit !== undefined) return { ...hit, runs: hit.runs.map(asCached) };
+    }
+    const run = await runDetectors(
+      forSurface,
+      call.content,
+      { surface: call.surface, settings: settings.detectorSettings, ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}) },
+      { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs },
+    );
+    detectors.note(run.runs);
+    if (cacheable) cache.set(call.surface, call.content, forSurface, run);
+    return run;
   }
 
   /** Masks or tokenizes personal data when an enforcing mask/tokenize rule fired. */
@@ -244,6 +266,8 @@ export class Pipeline {
     });
   }
 }
+
+const asCached = (run: DetectorRun): DetectorRun => ({ key: run.key, status: run.status, matched: run.matched, ms: 0, cached: true });
 
 function view(rule: FiredRule): FiredRuleView {
   const result: FiredRuleView = { rule_id: rule.rule_id, pack: rule.pack, effect: rule.effect, mode: rule.mode, message: rule.message };

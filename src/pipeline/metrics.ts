@@ -48,6 +48,7 @@ export class DecisionMetrics {
     } else counted.count += 1;
     this.decisionLatency.add(latencyMs / 1000);
     for (const run of runs) {
+      if (run.cached === true) continue; // nothing ran: a 0 ms sample would misstate detector latency
       let latencies = this.detectorLatency.get(run.key);
       if (latencies === undefined) {
         latencies = new Latencies();

@@ -12,6 +12,8 @@ export interface DetectorRun {
   matched: boolean;
   ms: number;
   error?: string;
+  /** Answered from the detection cache: no detector ran for this check. */
+  cached?: boolean;
 }
 
 export interface RunResult {

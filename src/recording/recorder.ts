@@ -3,6 +3,7 @@
 // one problem, not one detection: the same fingerprint within a batch and across batches adds to
 // `occurrences`, refreshes evidence and `last_seen_at`, raises severity (never lowers it) and
 // reopens a resolved finding.
+import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { SEVERITY_RANK, type Severity } from '../findings/catalog.js';
 import { newId } from '../lib/ids.js';
@@ -93,6 +94,10 @@ export class Recorder {
 
   private async write(batch: Recording[]): Promise<void> {
     const findings = mergeFindings(batch.flatMap((recording) => recording.findings));
+    if (this.store.dialect === 'sqlite') {
+      await this.store.withSqlite((handle) => writeSqlite(handle, batch, findings));
+      return;
+    }
     await this.store.db.transaction().execute(async (trx) => {
       for (let index = 0; index < batch.length; index += 100) {
         await trx
@@ -152,4 +157,64 @@ function mergeFindings(findings: FindingUpsert[]): Array<{ finding: FindingUpser
     existing.finding = { ...finding, severity: stronger ? finding.severity : existing.finding.severity };
   }
   return [...merged.values()];
+}
+
+const TRACE_COLUMNS = [
+  'id', 'at', 'agent', 'subject', 'surface', 'tool', 'verdict', 'effective_verdict', 'mode', 'rules', 'entities', 'degraded',
+  'detectors', 'latency_ms', 'content_sha256', 'content_length', 'content', 'session_id', 'trace_id', 'environment',
+] as const satisfies ReadonlyArray<keyof TraceRow>;
+
+/** Same effect as the Kysely upsert above, as one SQLite statement. */
+const FINDING_UPSERT = `
+  insert into findings (id, fingerprint, type, severity, severity_rank, status, title, subject, agent, at, last_seen_at,
+                        occurrences, evidence, decision_id)
+  values (@id, @fingerprint, @type, @severity, @severity_rank, 'open', @title, @subject, @agent, @at, @at,
+          @count, @evidence, @decision_id)
+  on conflict (fingerprint) do update set
+    occurrences = findings.occurrences + @count,
+    last_seen_at = excluded.last_seen_at,
+    evidence = excluded.evidence,
+    decision_id = excluded.decision_id,
+    title = excluded.title,
+    severity = case when excluded.severity_rank > findings.severity_rank then excluded.severity else findings.severity end,
+    severity_rank = case when excluded.severity_rank > findings.severity_rank then excluded.severity_rank else findings.severity_rank end,
+    status = case when findings.status = 'resolved' then 'open' else findings.status end`;
+
+/** Prepared once per database handle: preparing costs more than running. */
+const prepared = new WeakMap<SQLite.Database, { trace: SQLite.Statement; finding: SQLite.Statement; batch: (work: () => void) => void }>();
+
+/**
+ * SQLite path: cached prepared statements in one synchronous transaction. Kysely would compile and
+ * prepare the statements anew for every batch, which costs more than the writes themselves.
+ */
+function writeSqlite(handle: SQLite.Database, batch: Recording[], findings: Array<{ finding: FindingUpsert; count: number }>): void {
+  let statements = prepared.get(handle);
+  if (statements === undefined) {
+    statements = {
+      trace: handle.prepare(`insert into traces (${TRACE_COLUMNS.join(', ')}) values (${TRACE_COLUMNS.map((c) => `@${c}`).join(', ')})`),
+      finding: handle.prepare(FINDING_UPSERT),
+      batch: handle.transaction((work: () => void) => work()),
+    };
+    prepared.set(handle, statements);
+  }
+  const { trace, finding: upsert, batch: inTransaction } = statements;
+  inTransaction(() => {
+    for (const recording of batch) trace.run(recording.trace);
+    for (const { finding, count } of findings) {
+      upsert.run({
+        id: newId('fnd'),
+        fingerprint: finding.fingerprint,
+        type: finding.type,
+        severity: finding.severity,
+        severity_rank: SEVERITY_RANK[finding.severity],
+        title: finding.title,
+        subject: finding.subject,
+        agent: finding.agent,
+        at: finding.at,
+        count,
+        evidence: JSON.stringify(finding.evidence),
+        decision_id: finding.decisionId,
+      });
+    }
+  });
 }

@@ -25,6 +25,8 @@ export class Store {
   private constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
+    /** The SQLite handle behind `db`, for `withSqlite` only. */
+    private readonly sqliteHandle?: SQLite.Database,
   ) {}
 
   static open(options: StoreOptions): Store {
@@ -40,7 +42,7 @@ export class Store {
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
     file.pragma('foreign_keys = ON');
-    return new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) }), 'sqlite');
+    return new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) }), 'sqlite', file);
   }
 
   /** Applies every pending migration; returns the name of the latest one applied. */
@@ -74,6 +76,17 @@ export class Store {
       }
       return work(trx);
     });
+  }
+
+  /**
+   * SQLite only: runs `work` with the raw handle while holding Kysely's one connection, so no
+   * Kysely transaction is open meanwhile. For hot batch writes that need cached prepared
+   * statements (the recorder); everything else goes through `db`.
+   */
+  async withSqlite<T>(work: (handle: SQLite.Database) => T): Promise<T> {
+    const handle = this.sqliteHandle;
+    if (handle === undefined) throw new Error('withSqlite: not an SQLite store');
+    return this.db.connection().execute(async () => work(handle));
   }
 
   /** Round-trip time of a trivial query in milliseconds; throws when the database is unreachable. */

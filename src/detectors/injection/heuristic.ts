@@ -13,6 +13,8 @@ import {
   USER_DATA_REQUEST_EN, WB, gap, overrideSources, perScript,
 } from './phrases.js';
 import type { DecodeBudget, View } from './views.js';
+import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
+import { requiredLiterals } from '../literals/required.js';
 import {
   decodePayloads, foldConfusables, foldLeet, hiddenCharStats, joinLetterSpacing, lowerSameLength, markupSegments,
   stripHidden, toOriginal,
@@ -256,22 +258,75 @@ function sentenceAround(text: string, start: number, end: number): string {
   return text.slice(a, b + 1);
 }
 
+/**
+ * Every family regex (Latin and other-script part) gets the literals each of its matches must
+ * contain; one automaton pass over a view then says which regexes can match at all. A regex
+ * without such literals (it can match with no fixed string) is marked ALWAYS and always runs.
+ */
+const ALWAYS = -1;
+const NONE = -2;
+interface GatedFamily {
+  fam: Family;
+  latinOwner: number;
+  otherOwner: number;
+}
+const GATED: GatedFamily[] = [];
+const PREFILTER = ((): LiteralAutomaton => {
+  const entries: LiteralEntry[] = [];
+  const ownerOf = (regex: RegExp | undefined): number => {
+    if (regex === undefined || regex === NEVER) return NONE;
+    const literals = requiredLiterals(regex);
+    if (literals === undefined) return ALWAYS;
+    const owner = entries.length === 0 ? 0 : entries[entries.length - 1]!.owner + 1;
+    for (const literal of literals) entries.push({ literal, owner });
+    return owner;
+  };
+  for (const fam of FAMILIES) GATED.push({ fam, latinOwner: ownerOf(fam.regex), otherOwner: ownerOf(fam.otherScripts) });
+  return new LiteralAutomaton(entries);
+})();
+
+/** Which family regexes the literal prefilter gates ('gated') and which run on every view ('always'). */
+export function prefilterCoverage(): Array<{ family: string; latin: string; other: string }> {
+  const describe = (owner: number): string => (owner === ALWAYS ? 'always' : owner === NONE ? 'none' : 'gated');
+  return GATED.map(({ fam, latinOwner, otherOwner }) => ({ family: fam.id, latin: describe(latinOwner), other: describe(otherOwner) }));
+}
+
+/** Families whose regex matches `text` although the prefilter ruled them out: empty when the prefilter is sound (tests). */
+export function prefilterMisses(text: string): string[] {
+  const present = PREFILTER.scan(text);
+  const misses: string[] = [];
+  for (const { fam, latinOwner, otherOwner } of GATED) {
+    const check = (regex: RegExp | undefined, owner: number): void => {
+      if (regex === undefined || mayMatch(owner, present)) return;
+      regex.lastIndex = 0;
+      if (regex.test(text)) misses.push(fam.id);
+      regex.lastIndex = 0;
+    };
+    check(fam.regex, latinOwner);
+    check(fam.otherScripts, otherOwner);
+  }
+  return misses;
+}
+
+const mayMatch = (owner: number, present: Uint8Array): boolean => owner === ALWAYS || (owner >= 0 && present[owner] === 1);
+
 function scanView(view: View, surface: Surface, out: Finding[]): void {
   const onData = DATA_SURFACES.has(surface);
   const text = view.text;
   const nonLatin = NON_LATIN_RE.test(text);
   const wordy = nonLatin || hasWords(text);
+  const present = PREFILTER.scan(text);
   const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
-  const scan = (fam: Family): void => {
+  const scan = ({ fam, latinOwner, otherOwner }: GatedFamily): void => {
     if (!wordy && !fam.structural) return;
     if (fam.anyOf && !fam.anyOf.some((s) => text.includes(s))) return;
-    scanFamily(fam, fam.regex, view, onData, out);
-    if (nonLatin && fam.otherScripts) scanFamily(fam, fam.otherScripts, view, onData, out);
+    if (mayMatch(latinOwner, present)) scanFamily(fam, fam.regex, view, onData, out);
+    if (nonLatin && fam.otherScripts && mayMatch(otherOwner, present)) scanFamily(fam, fam.otherScripts, view, onData, out);
   };
   const before = out.length;
-  for (const fam of FAMILIES) if (!isSecondary(fam)) scan(fam);
+  for (const gated of GATED) if (!isSecondary(gated.fam)) scan(gated);
   // Most texts have no finding at all; supporting cues are then not worth their scan.
-  if (out.length > 0 || before > 0) for (const fam of FAMILIES) if (isSecondary(fam)) scan(fam);
+  if (out.length > 0 || before > 0) for (const gated of GATED) if (isSecondary(gated.fam)) scan(gated);
 }
 
 /**

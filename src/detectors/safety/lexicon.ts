@@ -17,6 +17,8 @@
 // (`[\s_-]+`), anchored by one-character lookarounds, so the work per text position is bounded
 // by the lexicon's size and never by the input. Cue and context positions are collected in one
 // pass each and looked up by binary search; matches per list are capped.
+import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
+import { requiredLiterals } from '../literals/required.js';
 import type { Detection, DetectContext, Detector } from '../types.js';
 import {
   BENIGN_CONTEXT,
@@ -140,6 +142,22 @@ function compileCategory(lexicon: CategoryLexicon): CompiledCategory {
 }
 
 const COMPILED_CATEGORIES: readonly CompiledCategory[] = CATEGORIES.map(compileCategory);
+
+/**
+ * One case-folded pass tells which categories have a term's required word in the text; the
+ * others (nearly all, in ordinary text) skip their regexes. A category whose terms have no
+ * required literal is always scanned.
+ */
+export const TERM_GATE = ((): { automaton: LiteralAutomaton; always: boolean[] } => {
+  const always: boolean[] = [];
+  const entries: LiteralEntry[] = [];
+  COMPILED_CATEGORIES.forEach((category, owner) => {
+    const literals = category.terms === undefined ? [] : requiredLiterals(category.terms);
+    always.push(literals === undefined);
+    for (const literal of literals ?? []) entries.push({ literal, owner });
+  });
+  return { automaton: new LiteralAutomaton(entries, { foldCase: true }), always };
+})();
 const STRONG_INTENT_RE = listRegExp(STRONG_INTENT_CUES);
 const INTENT_RE = listRegExp(INTENT_CUES);
 const BENIGN_CONTEXT_RE = listRegExp(BENIGN_CONTEXT);
@@ -328,9 +346,12 @@ function detectSafety(text: string, context: DetectContext): Detection[] {
   const getShared = (): SharedContext => (shared ??= sharedContext(text, deadline));
   const detections: Detection[] = [];
   try {
-    for (const category of COMPILED_CATEGORIES) {
-      detections.push(...scoreCategory(category, text, getShared, deadline));
-    }
+    const present = TERM_GATE.automaton.scan(text);
+    COMPILED_CATEGORIES.forEach((category, index) => {
+      if (present[index] === 1 || TERM_GATE.always[index] === true) {
+        detections.push(...scoreCategory(category, text, getShared, deadline));
+      }
+    });
   } catch (error) {
     // Past the deadline: return what the finished categories found (the contract asks for that).
     if (!(error instanceof DeadlinePassed)) throw error;

@@ -4,6 +4,7 @@
 // regexes are linear-time and a 1 MB text is scanned in a few tens of milliseconds.
 import { SURFACES, type DetectContext, type Detection, type Detector } from '../types.js';
 import { scanCurlCredentials, scanKeywordAssignments, type GenericFinding } from './generic.js';
+import { LiteralAutomaton } from '../literals/automaton.js';
 import { SECRET_ENTITIES, SECRET_PATTERNS, type SecretEntity, type SecretPattern } from './patterns.js';
 import { jwtHeaderVerdict, keyMaterialVerdict, placeholderReason, basicAuthVerdict, type Verdict } from './validators.js';
 
@@ -15,44 +16,12 @@ interface Finding extends GenericFinding {
   priority: Priority;
 }
 
-// One case-insensitive alternation over every marker: a single pass tells which rows can match.
-// Longer markers come first so that a long marker is reported where a shorter one is its prefix;
-// IMPLIED_MARKERS then also credits the shorter markers contained in it.
-const ALL_MARKERS = [...new Set(SECRET_PATTERNS.flatMap((p) => p.markers))].sort((a, b) => b.length - a.length);
-const IMPLIED_MARKERS = new Map<string, string[]>(
-  ALL_MARKERS.map((marker) => [marker, ALL_MARKERS.filter((other) => marker.includes(other))]),
+// One case-insensitive pass over the text marks every row that has a marker in it; only those
+// rows run their regex.
+const MARKERS = new LiteralAutomaton(
+  SECRET_PATTERNS.flatMap((pattern, owner) => pattern.markers.map((literal) => ({ literal, owner }))),
+  { foldCase: true },
 );
-
-function markerRegex(markers: readonly string[]): RegExp {
-  return new RegExp(markers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-}
-
-const MARKER_REGEX = markerRegex(ALL_MARKERS);
-
-/**
- * Which markers occur in the text. When a marker already seen turns up again (`sk-` repeated
- * 100k times) the alternation is rebuilt without the markers found so far, so no marker is visited
- * more than twice and the pass stays linear in the text, not in the number of occurrences.
- */
-function presentMarkers(text: string): Set<string> {
-  const found = new Set<string>();
-  let regex = MARKER_REGEX;
-  regex.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = regex.exec(text)) !== null) {
-    const marker = match[0].toLowerCase();
-    if (found.has(marker)) {
-      const remaining = ALL_MARKERS.filter((m) => !found.has(m));
-      if (remaining.length === 0) break;
-      const resumeAt = match.index;
-      regex = markerRegex(remaining);
-      regex.lastIndex = resumeAt;
-      continue;
-    }
-    for (const implied of IMPLIED_MARKERS.get(marker) ?? [marker]) found.add(implied);
-  }
-  return found;
-}
 
 const STRUCTURAL = new Set(['pem', 'jwt', 'urlCredentials']);
 
@@ -321,10 +290,10 @@ export function detectSecrets(text: string, context?: Pick<DetectContext, 'deadl
   if (text.length === 0) return [];
   const deadline = context?.deadline;
   const findings: Finding[] = [];
-  const markers = presentMarkers(text);
-  for (const pattern of SECRET_PATTERNS) {
-    if (!pattern.markers.some((m) => markers.has(m))) continue;
-    runPattern(pattern, text, findings);
+  const present = MARKERS.scan(text);
+  for (let row = 0; row < SECRET_PATTERNS.length; row += 1) {
+    if (present[row] !== 1) continue;
+    runPattern(SECRET_PATTERNS[row]!, text, findings);
     if (deadline !== undefined && Date.now() > deadline) break;
   }
   const generic: GenericFinding[] = [];

@@ -1,0 +1,196 @@
+// Required literals of a regular expression: a set of strings such that every match of the
+// expression contains at least one of them. A detector checks for those strings in one
+// multi-string pass (automaton.ts) and runs the expression only when one is present, which is
+// what keeps forty phrase families affordable on every request. The analysis works on the parsed
+// expression (regexpp), so it follows the expression exactly instead of trusting hand-kept lists.
+import { parseRegExpLiteral, type AST } from '@eslint-community/regexpp';
+
+/** Product sets larger than this are not worth tracking exactly. */
+const MAX_SET = 64;
+/** Exact strings longer than this are cut back to a required prefix. */
+const MAX_LITERAL = 24;
+/** Literals shorter than this occur in nearly every text: no use as a filter. */
+const MIN_USEFUL = 2;
+/** A small character class (`[ae]`, `s?`) still yields exact strings; a wider one is "anything". */
+const MAX_CLASS = 6;
+
+/**
+ * What is known about the strings a node matches: `exact` lists all of them (when few and short),
+ * `required` is a set of which every match contains one. Either may be absent.
+ */
+interface Info {
+  exact?: string[];
+  required?: string[];
+}
+
+const EMPTY: Info = { exact: [''] };
+const UNKNOWN: Info = {};
+const NEVER: Info = { exact: [] };
+
+/** Higher is a better filter: the shortest member is what the scan can rely on. */
+function quality(set: readonly string[] | undefined): number {
+  if (set === undefined || set.length === 0) return -1;
+  let shortest = Infinity;
+  for (const s of set) shortest = Math.min(shortest, s.length);
+  return shortest - set.length / 1000;
+}
+
+function bestOf(candidates: Array<readonly string[] | undefined>): string[] | undefined {
+  let best: readonly string[] | undefined;
+  for (const candidate of candidates) if (quality(candidate) > quality(best)) best = candidate;
+  return best === undefined || quality(best) < 1 ? undefined : [...best];
+}
+
+/** A set every match contains one of: exact strings, else the required set. */
+function requiredOf(info: Info): string[] | undefined {
+  return bestOf([info.exact, info.required]);
+}
+
+function union(sets: Array<readonly string[] | undefined>): string[] | undefined {
+  const out = new Set<string>();
+  for (const set of sets) {
+    if (set === undefined) return undefined;
+    for (const s of set) out.add(s);
+  }
+  return [...out];
+}
+
+function product(left: readonly string[], right: readonly string[]): string[] | undefined {
+  if (left.length * right.length > MAX_SET) return undefined;
+  const out = new Set<string>();
+  for (const a of left) for (const b of right) out.add(a + b);
+  return [...out];
+}
+
+/**
+ * Set while analysing a case-insensitive expression: only ASCII characters are then taken as
+ * literals (their case variants are the two ASCII letters), any other character counts as unknown.
+ */
+let asciiOnly = false;
+
+function literalChar(code: number): string | undefined {
+  return asciiOnly && code > 0x7f ? undefined : String.fromCodePoint(code);
+}
+
+function characterInfo(node: AST.Character): Info {
+  const char = literalChar(node.value);
+  return char === undefined ? UNKNOWN : { exact: [char] };
+}
+
+function classInfo(node: AST.CharacterClass): Info {
+  if (node.negate) return UNKNOWN;
+  const chars: string[] = [];
+  for (const element of node.elements) {
+    if (element.type === 'Character') {
+      const char = literalChar(element.value);
+      if (char === undefined) return UNKNOWN;
+      chars.push(char);
+    } else if (element.type === 'CharacterClassRange' && element.max.value - element.min.value < MAX_CLASS) {
+      for (let c = element.min.value; c <= element.max.value; c += 1) {
+        const char = literalChar(c);
+        if (char === undefined) return UNKNOWN;
+        chars.push(char);
+      }
+    } else return UNKNOWN;
+    if (chars.length > MAX_CLASS) return UNKNOWN;
+  }
+  return chars.length === 0 ? UNKNOWN : { exact: [...new Set(chars)] };
+}
+
+function alternativesInfo(alternatives: readonly AST.Alternative[]): Info {
+  // An alternative that can never match (`(?!)`, a placeholder for an empty list) adds nothing.
+  const infos = alternatives.map(sequenceInfo).filter((info) => info.exact === undefined || info.exact.length > 0);
+  if (infos.length === 0) return NEVER;
+  const exact = union(infos.map((i) => i.exact));
+  if (exact !== undefined && exact.length <= MAX_SET) return { exact };
+  return { required: union(infos.map(requiredOf)) };
+}
+
+function quantifierInfo(node: AST.Quantifier): Info {
+  const inner = elementInfo(node.element);
+  if (node.min === 0) {
+    // `x?` is "x or nothing"; any wider optional repeat says nothing.
+    return node.max === 1 && inner.exact !== undefined ? { exact: [...new Set(['', ...inner.exact])] } : UNKNOWN;
+  }
+  if (node.min === 1 && node.max === 1) return inner;
+  // At least one repeat: what one repeat requires, every match requires.
+  return { required: requiredOf(inner) };
+}
+
+function elementInfo(node: AST.Element): Info {
+  switch (node.type) {
+    case 'Character':
+      return characterInfo(node);
+    case 'CharacterClass':
+      return classInfo(node);
+    case 'Group':
+    case 'CapturingGroup':
+      return alternativesInfo(node.alternatives);
+    case 'Quantifier':
+      return quantifierInfo(node);
+    case 'Assertion':
+      if (node.kind === 'lookahead' && node.negate && node.alternatives.every((a) => a.elements.length === 0)) return NEVER;
+      // Boundaries and look-arounds consume nothing.
+      return EMPTY;
+    default:
+      // Any-character, escapes like \d \s \p{..}, back-references, set operations.
+      return UNKNOWN;
+  }
+}
+
+/**
+ * A sequence: consecutive exact parts multiply into longer exact strings; where the chain breaks
+ * (an unknown part, a set grown too large, a string grown too long) the chain so far becomes a
+ * candidate required set. The best candidate wins.
+ */
+function sequenceInfo(node: AST.Alternative): Info {
+  const candidates: Array<string[] | undefined> = [];
+  let run: string[] | undefined = [''];
+  let allExact = true;
+  const flush = (): void => {
+    if (run !== undefined) candidates.push(run.map((s) => s.slice(0, MAX_LITERAL)));
+    run = undefined;
+  };
+  for (const element of node.elements) {
+    const info = elementInfo(element);
+    candidates.push(info.required);
+    if (info.exact === undefined) {
+      allExact = false;
+      flush();
+      run = [''];
+      continue;
+    }
+    const grown: string[] | undefined = run === undefined ? undefined : product(run, info.exact);
+    if (grown === undefined || grown.some((s) => s.length > MAX_LITERAL)) {
+      allExact = false;
+      flush();
+      run = info.exact;
+      candidates.push(info.exact);
+    } else run = grown;
+  }
+  if (allExact && run !== undefined) return { exact: run };
+  flush();
+  return { required: bestOf(candidates) };
+}
+
+/**
+ * Strings of which every match of `regex` contains at least one, or `undefined` when no useful set
+ * exists (the expression can match text without any fixed string of two or more characters).
+ * For a case-insensitive expression the strings are lower case and must be looked for with ASCII
+ * case folding (LiteralAutomaton's `foldCase`), and only ASCII characters count as literal.
+ */
+export function requiredLiterals(regex: RegExp): string[] | undefined {
+  const ast = parseRegExpLiteral(regex);
+  const caseInsensitive = regex.flags.includes('i');
+  asciiOnly = caseInsensitive;
+  let set: string[] | undefined;
+  try {
+    set = requiredOf(alternativesInfo(ast.pattern.alternatives));
+  } finally {
+    asciiOnly = false;
+  }
+  if (set === undefined || set.some((s) => s.length < MIN_USEFUL)) return undefined;
+  if (caseInsensitive) set = [...new Set(set.map((s) => s.toLowerCase()))];
+  // A member that contains a shorter member adds nothing to the filter.
+  return set.filter((s) => !set.some((other) => other !== s && other.length < s.length && s.includes(other)));
+}

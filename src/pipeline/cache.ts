@@ -1,0 +1,85 @@
+// Detection results by exact content, per surface. Applications resend the same system prompt,
+// tool descriptions and conversation history on every turn; the default detectors are
+// deterministic, so an identical text on the same surface with the same detector set gives the
+// same detections and need not be scanned again. Policy is always evaluated afresh: the cache
+// holds detections, never verdicts.
+import type { Detector, Surface } from '../detectors/types.js';
+import type { RunResult } from './runner.js';
+
+interface Entry {
+  /** The exact detector list the result came from; a changed list (switch, setting) misses. */
+  detectors: readonly Detector[];
+  result: RunResult;
+}
+
+export interface DetectionCacheOptions {
+  /** Characters of cached text in all; 0 turns the cache off. */
+  maxChars: number;
+  /** Texts longer than this are not cached (they are rarely repeated and cost the most memory). */
+  maxTextChars: number;
+}
+
+export class DetectionCache {
+  private readonly bySurface = new Map<Surface, Map<string, Entry>>();
+  private chars = 0;
+  readonly stats = { hits: 0, misses: 0 };
+
+  constructor(private readonly options: DetectionCacheOptions) {}
+
+  get enabled(): boolean {
+    return this.options.maxChars > 0;
+  }
+
+  get(surface: Surface, text: string, detectors: readonly Detector[]): RunResult | undefined {
+    if (!this.enabled || text.length > this.options.maxTextChars) return undefined;
+    const entries = this.bySurface.get(surface);
+    const entry = entries?.get(text);
+    if (entry === undefined || entry.detectors !== detectors) {
+      this.stats.misses += 1;
+      return undefined;
+    }
+    // Least recently used goes first: a hit moves the entry to the end of the insertion order.
+    entries!.delete(text);
+    entries!.set(text, entry);
+    this.stats.hits += 1;
+    return entry.result;
+  }
+
+  /** Keeps a clean result (every detector `ok`); a degraded one must be retried next time. */
+  set(surface: Surface, text: string, detectors: readonly Detector[], result: RunResult): void {
+    if (!this.enabled || text.length > this.options.maxTextChars || result.degraded.length > 0) return;
+    let entries = this.bySurface.get(surface);
+    if (entries === undefined) {
+      entries = new Map();
+      this.bySurface.set(surface, entries);
+    }
+    // An entry from an earlier detector list is replaced (same text, so the same size).
+    if (!entries.has(text)) this.chars += text.length;
+    else entries.delete(text);
+    entries.set(text, { detectors, result: freeze(result) });
+    while (this.chars > this.options.maxChars) this.evictOne();
+  }
+
+  private evictOne(): void {
+    // The surface map with the oldest entry is not tracked; evicting from the largest keeps it simple and bounded.
+    let largest: Map<string, Entry> | undefined;
+    for (const entries of this.bySurface.values()) if (largest === undefined || entries.size > largest.size) largest = entries;
+    const oldest = largest?.keys().next();
+    if (largest === undefined || oldest === undefined || oldest.done === true) {
+      this.chars = 0;
+      return;
+    }
+    largest.delete(oldest.value);
+    this.chars -= oldest.value.length;
+  }
+}
+
+/** Cached detections are shared by every later decision on the same text: nobody may change them. */
+function freeze(result: RunResult): RunResult {
+  for (const detection of result.detections) Object.freeze(detection);
+  Object.freeze(result.detections);
+  for (const run of result.runs) Object.freeze(run);
+  Object.freeze(result.runs);
+  Object.freeze(result.degraded);
+  return Object.freeze(result);
+}
