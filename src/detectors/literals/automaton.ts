@@ -18,9 +18,6 @@ export interface AutomatonOptions {
   foldCase?: boolean;
 }
 
-/** Dense tables beyond this many cells (states x alphabet) fall back to sparse transitions. */
-const MAX_DENSE_CELLS = 3_000_000;
-
 const KELVIN = 0x212a;
 const LONG_S = 0x17f;
 
@@ -34,12 +31,16 @@ function foldUnit(code: number): number {
 export class LiteralAutomaton {
   readonly ownerCount: number;
   private readonly fold: boolean;
-  /** Code unit -> alphabet class (0 = occurs in no literal). */
+  /**
+   * Code unit -> alphabet class (0 = occurs in no literal). ASCII characters get the low classes,
+   * so that they can index a dense table.
+   */
   private readonly classOf = new Uint16Array(65536);
-  private readonly width: number;
-  /** Dense transition table (state * width + class), when it fits. */
-  private readonly delta: Int32Array | undefined;
-  /** Sparse form: children per state and failure links, used when the dense table would not fit. */
+  /** Classes below this (ASCII and "no literal") have a dense transition table. */
+  private readonly width: number = 1;
+  /** Transitions on ASCII classes, complete (failure links folded in): state * width + class. */
+  private readonly delta: Int32Array;
+  /** Trie children and failure links, for the other classes (non-Latin dictionaries are large). */
   private readonly children: Array<Map<number, number>>;
   private readonly failure: Int32Array;
   /** Owners reported at each state (including those of its failure chain), as CSR ranges. */
@@ -49,15 +50,21 @@ export class LiteralAutomaton {
   constructor(entries: readonly LiteralEntry[], options: AutomatonOptions = {}) {
     this.fold = options.foldCase === true;
     this.ownerCount = entries.reduce((max, e) => Math.max(max, e.owner + 1), 0);
+    const unitsOf = (literal: string): number[] =>
+      Array.from({ length: literal.length }, (_, i) => (this.fold ? foldUnit(literal.charCodeAt(i)) : literal.charCodeAt(i)));
     let classes = 1;
+    for (const ascii of [true, false]) {
+      for (const { literal } of entries) {
+        for (const unit of unitsOf(literal)) if (unit < 0x80 === ascii && this.classOf[unit] === 0) this.classOf[unit] = classes++;
+      }
+      if (ascii) this.width = classes;
+    }
     const children: Array<Map<number, number>> = [new Map()];
     const owners: Array<Set<number>> = [new Set()];
     for (const { literal, owner } of entries) {
       if (literal.length === 0) throw new Error('LiteralAutomaton: empty literal');
       let state = 0;
-      for (let i = 0; i < literal.length; i += 1) {
-        const unit = this.fold ? foldUnit(literal.charCodeAt(i)) : literal.charCodeAt(i);
-        if (this.classOf[unit] === 0) this.classOf[unit] = classes++;
+      for (const unit of unitsOf(literal)) {
         const cls = this.classOf[unit]!;
         let next = children[state]!.get(cls);
         if (next === undefined) {
@@ -70,7 +77,6 @@ export class LiteralAutomaton {
       }
       owners[state]!.add(owner);
     }
-    this.width = classes;
     this.children = children;
     // Breadth-first: failure links, and outputs merged along them.
     const failure = new Int32Array(children.length);
@@ -97,16 +103,15 @@ export class LiteralAutomaton {
     }
     this.outputStart[children.length] = flat.length;
     this.outputOwners = Int32Array.from(flat);
-    if (children.length * classes <= MAX_DENSE_CELLS) {
-      const delta = new Int32Array(children.length * classes);
-      for (const state of order) {
-        for (let cls = 1; cls < classes; cls += 1) {
-          const child = children[state]!.get(cls);
-          delta[state * classes + cls] = child ?? (state === 0 ? 0 : delta[failure[state]! * classes + cls]!);
-        }
+    const width = this.width;
+    const delta = new Int32Array(children.length * width);
+    for (const state of order) {
+      for (let cls = 1; cls < width; cls += 1) {
+        const child = children[state]!.get(cls);
+        delta[state * width + cls] = child ?? (state === 0 ? 0 : delta[failure[state]! * width + cls]!);
       }
-      this.delta = delta;
     }
+    this.delta = delta;
   }
 
   /** Marks in `found` (one byte per owner) every owner with a literal in `text`; returns `found`. */
@@ -116,8 +121,9 @@ export class LiteralAutomaton {
     for (let i = 0; i < text.length; i += 1) {
       const unit = fold ? foldUnit(text.charCodeAt(i)) : text.charCodeAt(i);
       const cls = classOf[unit]!;
-      if (delta !== undefined) state = cls === 0 ? 0 : delta[state * width + cls]!;
-      else state = cls === 0 ? 0 : this.step(state, cls);
+      if (cls === 0) state = 0;
+      else if (cls < width) state = delta[state * width + cls]!;
+      else state = this.step(state, cls);
       const from = outputStart[state]!;
       const to = outputStart[state + 1]!;
       for (let k = from; k < to; k += 1) found[outputOwners[k]!] = 1;

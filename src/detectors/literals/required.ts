@@ -194,3 +194,40 @@ export function requiredLiterals(regex: RegExp): string[] | undefined {
   // A member that contains a shorter member adds nothing to the filter.
   return set.filter((s) => !set.some((other) => other !== s && other.length < s.length && s.includes(other)));
 }
+
+function isDigitCode(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Whether every character the class element accepts is a digit. */
+function digitsOnly(element: AST.CharacterClassElement): boolean {
+  if (element.type === 'Character') return isDigitCode(element.value);
+  if (element.type === 'CharacterClassRange') return isDigitCode(element.min.value) && isDigitCode(element.max.value);
+  return element.type === 'CharacterSet' && element.kind === 'digit' && !element.negate;
+}
+
+function minimumDigitsOf(node: AST.Element | AST.Alternative): number {
+  switch (node.type) {
+    case 'Alternative':
+      return node.elements.reduce((sum, element) => sum + minimumDigitsOf(element), 0);
+    case 'Group':
+    case 'CapturingGroup':
+      return Math.min(...node.alternatives.map(minimumDigitsOf));
+    case 'Character':
+      return isDigitCode(node.value) ? 1 : 0;
+    case 'CharacterSet':
+      return node.kind === 'digit' && !node.negate ? 1 : 0;
+    case 'CharacterClass':
+      return !node.negate && node.elements.length > 0 && node.elements.every(digitsOnly) ? 1 : 0;
+    case 'Quantifier':
+      return node.min * minimumDigitsOf(node.element);
+    default:
+      return 0; // assertions consume nothing; anything else may match without digits
+  }
+}
+
+/** The fewest ASCII digits any match of `regex` contains: a text with fewer cannot match. */
+export function minimumDigits(regex: RegExp): number {
+  const { pattern } = parseRegExpLiteral(regex);
+  return Math.min(...pattern.alternatives.map(minimumDigitsOf));
+}

@@ -1,6 +1,8 @@
 // The `pii.native` detector: runs the pattern packs of ./packs.ts over a text, validates each
 // candidate, scores it by context words and removes overlaps. Hot path: no I/O here; every regex
 // is linear-time, and patterns that need a context word only scan the text around such words.
+import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
+import { minimumDigits, requiredLiterals } from '../literals/required.js';
 import { SURFACES, type DetectContext, type Detection, type Detector } from '../types.js';
 import { DEFAULT_PACKS, PII_PATTERNS, type PiiPattern, type Verdict } from './packs.js';
 
@@ -13,7 +15,13 @@ const MAX_VALUE_LENGTH = 40;
 interface CompiledPattern {
   pattern: PiiPattern;
   context?: RegExp;
+  /** `context` with the `g` flag, for finding every context word. */
+  contextAll?: RegExp;
   negative?: RegExp;
+  /** A text with fewer ASCII digits cannot hold a match. */
+  minDigits: number;
+  /** Owner id of the context words in CONTEXT_GATE, or -1 when they cannot be gated. */
+  contextOwner: number;
 }
 
 function escapeRegex(value: string): string {
@@ -33,11 +41,31 @@ function wordRegex(words: readonly string[] | undefined): RegExp | undefined {
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
 }
 
-const COMPILED: readonly CompiledPattern[] = PII_PATTERNS.map((pattern) => ({
-  pattern,
-  context: wordRegex(pattern.contextWords),
-  negative: wordRegex(pattern.negativeWords),
-}));
+const contextEntries: LiteralEntry[] = [];
+const COMPILED: readonly CompiledPattern[] = PII_PATTERNS.map((pattern, index) => {
+  const context = wordRegex(pattern.contextWords);
+  // Patterns that report only next to a context word need one: the automaton says whether any is there.
+  const literals = pattern.baseScore === 0 && context !== undefined ? requiredLiterals(context) : undefined;
+  for (const literal of literals ?? []) contextEntries.push({ literal, owner: index });
+  return {
+    pattern,
+    context,
+    contextAll: context === undefined ? undefined : new RegExp(context.source, `${context.flags}g`),
+    negative: wordRegex(pattern.negativeWords),
+    minDigits: minimumDigits(pattern.regex),
+    contextOwner: literals === undefined ? -1 : index,
+  };
+});
+const CONTEXT_GATE = new LiteralAutomaton(contextEntries, { foldCase: true });
+
+function countDigits(text: string): number {
+  let digits = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) digits += 1;
+  }
+  return digits;
+}
 
 export const PII_ENTITY_TYPES: readonly string[] = [...new Set(PII_PATTERNS.map((pattern) => pattern.entity))];
 
@@ -86,8 +114,8 @@ function findWord(
  * Merged [start, end) ranges around every context word where a value could sit: a value up to
  * `before` characters after the word or `after` characters before it (plus its own length).
  */
-function contextWindows(context: RegExp, text: string, before: number, after: number): Array<readonly [number, number]> {
-  const global = new RegExp(context.source, `${context.flags}g`);
+function contextWindows(global: RegExp, text: string, before: number, after: number): Array<readonly [number, number]> {
+  global.lastIndex = 0;
   const windows: Array<[number, number]> = [];
   for (let hit = global.exec(text); hit !== null; hit = global.exec(text)) {
     const start = Math.max(0, hit.index - after - MAX_VALUE_LENGTH);
@@ -99,19 +127,31 @@ function contextWindows(context: RegExp, text: string, before: number, after: nu
   return windows;
 }
 
+const DEFAULT_PACK_SET: ReadonlySet<string> = new Set(DEFAULT_PACKS);
+/** The configured pack list is the same array on every call: its set is built once. */
+const packSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
 function packsInUse(context: DetectContext | undefined): ReadonlySet<string> {
   const configured = context?.settings?.pii_packs;
-  return new Set(configured === undefined ? DEFAULT_PACKS : configured.map((pack) => pack.toLowerCase()));
+  if (configured === undefined) return DEFAULT_PACK_SET;
+  let packs = packSets.get(configured);
+  if (packs === undefined) {
+    packs = new Set(configured.map((pack) => pack.toLowerCase()));
+    packSets.set(configured, packs);
+  }
+  return packs;
 }
 
 function runPattern(compiled: CompiledPattern, text: string, deadline: number | undefined, out: Candidate[]): void {
-  const { pattern, context } = compiled;
+  const { pattern, contextAll } = compiled;
   if (pattern.requires !== undefined && !pattern.requires.some((needle) => text.includes(needle))) return;
   const before = pattern.contextBefore ?? DEFAULT_CONTEXT_BEFORE;
   const after = pattern.contextAfter ?? DEFAULT_CONTEXT_AFTER;
   // A pattern that only reports with a context word need only look near the context words.
-  const windows = pattern.baseScore === 0 && context !== undefined ? contextWindows(context, text, before, after) : [[0, text.length] as const];
-  const regex = new RegExp(pattern.regex.source, pattern.regex.flags);
+  const windows = pattern.baseScore === 0 && contextAll !== undefined ? contextWindows(contextAll, text, before, after) : [[0, text.length] as const];
+  // Detection is synchronous, so the shared compiled regex can be reset and reused.
+  const regex = pattern.regex;
+  regex.lastIndex = 0;
   let seen = 0;
   for (const [windowStart, windowEnd] of windows) {
     regex.lastIndex = Math.max(windowStart, regex.lastIndex);
@@ -185,8 +225,11 @@ export function detectPii(text: string, context?: DetectContext): Detection[] {
   const packs = packsInUse(context);
   const deadline = context?.deadline;
   const candidates: Candidate[] = [];
+  const digits = countDigits(text);
+  const contextPresent = CONTEXT_GATE.scan(text);
   for (const compiled of COMPILED) {
-    if (!packs.has(compiled.pattern.pack)) continue;
+    if (!packs.has(compiled.pattern.pack) || digits < compiled.minDigits) continue;
+    if (compiled.contextOwner >= 0 && contextPresent[compiled.contextOwner] !== 1) continue;
     if (deadline !== undefined && Date.now() > deadline) break;
     runPattern(compiled, text, deadline, candidates);
   }
