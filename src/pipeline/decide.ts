@@ -114,7 +114,7 @@ export class Pipeline {
 
   async decide(call: GuardCall): Promise<Decision> {
     const started = performance.now();
-    const { detectors, policies, settings } = this.deps;
+    const { policies, settings } = this.deps;
     const agent = this.deps.agents.lookup(call.agent);
     const run = await this.detect(call);
 
