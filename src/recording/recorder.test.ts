@@ -71,4 +71,21 @@ describe.each(DIALECTS)('recorder (%s)', (dialect) => {
     const row = await db.selectFrom('findings').selectAll().where('fingerprint', '=', 'burst-y').executeTakeFirstOrThrow();
     expect(row).toMatchObject({ severity: 'critical', status: 'open', occurrences: 2 });
   });
+
+  it('counts a batch that cannot be written, reports it, and goes on with the next one', async () => {
+    const { recorder } = ctx.gateway.app.services;
+    const failedBefore = recorder.stats.failed;
+    const duplicate = newId('dec');
+    // The same trace id twice: the batch's transaction fails as a whole, nothing of it is kept.
+    recorder.record({ trace: trace(duplicate), findings: [] });
+    recorder.record({ trace: trace(duplicate), findings: [] });
+    await recorder.flush();
+    expect(recorder.stats.failed - failedBefore).toBe(2);
+    const next = newId('dec');
+    recorder.record({ trace: trace(next), findings: [] });
+    await recorder.flush();
+    const { db } = ctx.gateway.store;
+    const rows = await db.selectFrom('traces').select('id').where('id', 'in', [duplicate, next]).execute();
+    expect(rows.map((row) => row.id)).toEqual([next]);
+  });
 });

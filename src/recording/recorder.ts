@@ -3,12 +3,13 @@
 // one problem, not one detection: the same fingerprint within a batch and across batches adds to
 // `occurrences`, refreshes evidence and `last_seen_at`, raises severity (never lowers it) and
 // reopens a resolved finding.
-import type SQLite from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { SEVERITY_RANK, type Severity } from '../findings/catalog.js';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../store/db.js';
 import type { TraceRow } from '../store/tables.js';
+import type { FindingParams, WriterBatch, WriterReply } from './writer-protocol.js';
 
 export interface FindingUpsert {
   fingerprint: string;
@@ -39,6 +40,8 @@ export class Recorder {
   private queue: Recording[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** SQLite: the worker thread that writes batches (started on the first batch). */
+  private writer: SqliteWriter | undefined;
   readonly stats = { written: 0, dropped: 0, failed: 0 };
   private readonly flushMs: number;
   private readonly maxBatch: number;
@@ -77,6 +80,8 @@ export class Recorder {
 
   async close(): Promise<void> {
     await this.flush();
+    await this.writer?.close();
+    this.writer = undefined;
   }
 
   private async drain(): Promise<void> {
@@ -94,8 +99,10 @@ export class Recorder {
 
   private async write(batch: Recording[]): Promise<void> {
     const findings = mergeFindings(batch.flatMap((recording) => recording.findings));
-    if (this.store.dialect === 'sqlite') {
-      await this.store.withSqlite((handle) => writeSqlite(handle, batch, findings));
+    const sqliteFile = this.store.sqliteFile;
+    if (sqliteFile !== undefined) {
+      this.writer ??= new SqliteWriter(sqliteFile);
+      await this.writer.write(batch.map((recording) => recording.trace), findings.map(findingParams));
       return;
     }
     await this.store.db.transaction().execute(async (trx) => {
@@ -159,62 +166,76 @@ function mergeFindings(findings: FindingUpsert[]): Array<{ finding: FindingUpser
   return [...merged.values()];
 }
 
-const TRACE_COLUMNS = [
-  'id', 'at', 'agent', 'subject', 'surface', 'tool', 'verdict', 'effective_verdict', 'mode', 'rules', 'entities', 'degraded',
-  'detectors', 'latency_ms', 'content_sha256', 'content_length', 'content', 'session_id', 'trace_id', 'environment',
-] as const satisfies ReadonlyArray<keyof TraceRow>;
 
-/** Same effect as the Kysely upsert above, as one SQLite statement. */
-const FINDING_UPSERT = `
-  insert into findings (id, fingerprint, type, severity, severity_rank, status, title, subject, agent, at, last_seen_at,
-                        occurrences, evidence, decision_id)
-  values (@id, @fingerprint, @type, @severity, @severity_rank, 'open', @title, @subject, @agent, @at, @at,
-          @count, @evidence, @decision_id)
-  on conflict (fingerprint) do update set
-    occurrences = findings.occurrences + @count,
-    last_seen_at = excluded.last_seen_at,
-    evidence = excluded.evidence,
-    decision_id = excluded.decision_id,
-    title = excluded.title,
-    severity = case when excluded.severity_rank > findings.severity_rank then excluded.severity else findings.severity end,
-    severity_rank = case when excluded.severity_rank > findings.severity_rank then excluded.severity_rank else findings.severity_rank end,
-    status = case when findings.status = 'resolved' then 'open' else findings.status end`;
-
-/** Prepared once per database handle: preparing costs more than running. */
-const prepared = new WeakMap<SQLite.Database, { trace: SQLite.Statement; finding: SQLite.Statement; batch: (work: () => void) => void }>();
+function findingParams({ finding, count }: { finding: FindingUpsert; count: number }): FindingParams {
+  return {
+    id: newId('fnd'),
+    fingerprint: finding.fingerprint,
+    type: finding.type,
+    severity: finding.severity,
+    severity_rank: SEVERITY_RANK[finding.severity],
+    title: finding.title,
+    subject: finding.subject,
+    agent: finding.agent,
+    at: finding.at,
+    count,
+    evidence: JSON.stringify(finding.evidence),
+    decision_id: finding.decisionId,
+  };
+}
 
 /**
- * SQLite path: cached prepared statements in one synchronous transaction. Kysely would compile and
- * prepare the statements anew for every batch, which costs more than the writes themselves.
+ * The worker thread that owns a second SQLite connection for recording (sqlite-writer.ts). Run from
+ * TypeScript sources (tests), the worker loads its source through tsx.
  */
-function writeSqlite(handle: SQLite.Database, batch: Recording[], findings: Array<{ finding: FindingUpsert; count: number }>): void {
-  let statements = prepared.get(handle);
-  if (statements === undefined) {
-    statements = {
-      trace: handle.prepare(`insert into traces (${TRACE_COLUMNS.join(', ')}) values (${TRACE_COLUMNS.map((c) => `@${c}`).join(', ')})`),
-      finding: handle.prepare(FINDING_UPSERT),
-      batch: handle.transaction((work: () => void) => work()),
-    };
-    prepared.set(handle, statements);
+class SqliteWriter {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+
+  constructor(private readonly file: string) {}
+
+  write(traces: TraceRow[], findings: FindingParams[]): Promise<void> {
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    const batch: WriterBatch = { id, traces, findings };
+    return new Promise<void>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage(batch);
+    });
   }
-  const { trace, finding: upsert, batch: inTransaction } = statements;
-  inTransaction(() => {
-    for (const recording of batch) trace.run(recording.trace);
-    for (const { finding, count } of findings) {
-      upsert.run({
-        id: newId('fnd'),
-        fingerprint: finding.fingerprint,
-        type: finding.type,
-        severity: finding.severity,
-        severity_rank: SEVERITY_RANK[finding.severity],
-        title: finding.title,
-        subject: finding.subject,
-        agent: finding.agent,
-        at: finding.at,
-        count,
-        evidence: JSON.stringify(finding.evidence),
-        decision_id: finding.decisionId,
-      });
-    }
-  });
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker !== undefined) await worker.terminate();
+  }
+
+  private start(): Worker {
+    const workerData = { file: this.file };
+    const fromSource = import.meta.url.endsWith('.ts');
+    const worker = fromSource
+      ? // Node 20 does not apply `--import tsx` to a worker's entry module; register it first, then load.
+        new Worker(
+          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./sqlite-writer.ts', import.meta.url).href)}); })`,
+          { eval: true, workerData },
+        )
+      : new Worker(new URL('./sqlite-writer.js', import.meta.url), { workerData });
+    // Recording must not keep a process alive; a clean shutdown flushes through close().
+    worker.unref();
+    worker.on('message', (reply: WriterReply) => {
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (reply.ok) waiting?.resolve();
+      else waiting?.reject(new Error(reply.error));
+    });
+    const failAll = (error: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    };
+    worker.on('error', failAll);
+    worker.on('exit', (code) => failAll(new Error(`recording worker exited with code ${code}`)));
+    return worker;
+  }
 }

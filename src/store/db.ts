@@ -25,8 +25,8 @@ export class Store {
   private constructor(
     readonly db: Kysely<Database>,
     readonly dialect: Dialect,
-    /** The SQLite handle behind `db`, for `withSqlite` only. */
-    private readonly sqliteHandle?: SQLite.Database,
+    /** SQLite: the database file, for a second connection in a worker thread (the recorder's writer). */
+    readonly sqliteFile?: string,
   ) {}
 
   static open(options: StoreOptions): Store {
@@ -37,12 +37,13 @@ export class Store {
       return new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
     }
     mkdirSync(options.dataDir, { recursive: true });
-    const file = new SQLite(path.join(options.dataDir, 'parapet.db'));
+    const location = path.join(options.dataDir, 'parapet.db');
+    const file = new SQLite(location);
     file.pragma('journal_mode = WAL');
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
     file.pragma('foreign_keys = ON');
-    return new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) }), 'sqlite', file);
+    return new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) }), 'sqlite', location);
   }
 
   /** Applies every pending migration; returns the name of the latest one applied. */
@@ -76,17 +77,6 @@ export class Store {
       }
       return work(trx);
     });
-  }
-
-  /**
-   * SQLite only: runs `work` with the raw handle while holding Kysely's one connection, so no
-   * Kysely transaction is open meanwhile. For hot batch writes that need cached prepared
-   * statements (the recorder); everything else goes through `db`.
-   */
-  async withSqlite<T>(work: (handle: SQLite.Database) => T): Promise<T> {
-    const handle = this.sqliteHandle;
-    if (handle === undefined) throw new Error('withSqlite: not an SQLite store');
-    return this.db.connection().execute(async () => work(handle));
   }
 
   /** Round-trip time of a trivial query in milliseconds; throws when the database is unreachable. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { DetectContext, Detection } from '../types.js';
 import { detectPii, piiNative } from './native.js';
 import { PII_PATTERNS } from './packs.js';
+import { LINEAR_BOUND_MS } from '../../../test/helpers/linear.js';
 
 const DEFAULT_PACKS = ['global', 'us', 'uk', 'eu'];
 const ALL_PACKS = [...DEFAULT_PACKS, 'in'];
@@ -225,11 +226,11 @@ describe('adversarial input stays fast and silent', () => {
   it.each(ADVERSARIAL)('%s', (_name, text) => {
     detectPii(text.slice(0, 1000), contextWith(ALL_PACKS));
     const { ms, found } = timed(text);
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(LINEAR_BOUND_MS);
     expect(found).toEqual([]);
   });
 
-  it('scans 1 MB of prose with PII in well under 200 ms', () => {
+  it('scans 1 MB of prose with PII in linear time', () => {
     const paragraph =
       'The quarterly report was sent to the board on Monday. Contact jane.doe@example.com or call (415) 555-2671 ' +
       'for questions; the server 10.1.2.3 logged version 4.5.6 of the build. Payment by card 4111 1111 1111 1111 ' +
@@ -240,6 +241,6 @@ describe('adversarial input stays fast and silent', () => {
     console.log(`pii.native: 1 MB of prose in ${ms.toFixed(1)} ms, ${found.length} detections`);
     const perParagraph = Math.floor(MB / paragraph.length);
     expect(found.length).toBeGreaterThanOrEqual(perParagraph * 5);
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(LINEAR_BOUND_MS);
   });
 });
