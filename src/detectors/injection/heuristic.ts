@@ -14,7 +14,7 @@ import {
 } from './phrases.js';
 import type { DecodeBudget, View } from './views.js';
 import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
-import { requiredLiterals } from '../literals/required.js';
+import { prefixLiterals, requiredLiterals } from '../literals/required.js';
 import {
   decodePayloads, foldConfusables, foldLeet, hiddenCharStats, joinLetterSpacing, lowerSameLength, markupSegments,
   stripHidden, toOriginal,
@@ -259,69 +259,110 @@ function sentenceAround(text: string, start: number, end: number): string {
 }
 
 /**
- * Every family regex (Latin and other-script part) gets the literals each of its matches must
- * contain; one automaton pass over a view then says which regexes can match at all. A regex
- * without such literals (it can match with no fixed string) is marked ALWAYS and always runs.
+ * One automaton pass over a view decides where each family regex runs. A regex whose matches all
+ * start with a known literal ("ignore", "ne tenez", "[system") is tried, sticky, only where such a
+ * literal starts: a handful of positions instead of every word of the text. A regex that only has
+ * literals somewhere inside its matches runs over the whole view, but only when one is present. A
+ * regex with neither (it can match with no fixed string) always runs.
  */
-const ALWAYS = -1;
-const NONE = -2;
+interface Gate {
+  kind: 'anchored' | 'present' | 'always' | 'none';
+  owner: number;
+  /** The same regex with the sticky flag, for anchored runs. */
+  sticky?: RegExp;
+}
 interface GatedFamily {
   fam: Family;
-  latinOwner: number;
-  otherOwner: number;
+  latin: Gate;
+  other: Gate;
 }
 const GATED: GatedFamily[] = [];
 const PREFILTER = ((): LiteralAutomaton => {
   const entries: LiteralEntry[] = [];
-  const ownerOf = (regex: RegExp | undefined): number => {
-    if (regex === undefined || regex === NEVER) return NONE;
-    const literals = requiredLiterals(regex);
-    if (literals === undefined) return ALWAYS;
-    const owner = entries.length === 0 ? 0 : entries[entries.length - 1]!.owner + 1;
+  let owners = 0;
+  const gateOf = (regex: RegExp | undefined): Gate => {
+    if (regex === undefined || regex === NEVER) return { kind: 'none', owner: -1 };
+    const prefixes = prefixLiterals(regex);
+    const literals = prefixes ?? requiredLiterals(regex);
+    if (literals === undefined) return { kind: 'always', owner: -1 };
+    const owner = owners++;
     for (const literal of literals) entries.push({ literal, owner });
-    return owner;
+    if (prefixes === undefined) return { kind: 'present', owner };
+    return { kind: 'anchored', owner, sticky: new RegExp(regex.source, regex.flags.replace('g', '') + 'y') };
   };
-  for (const fam of FAMILIES) GATED.push({ fam, latinOwner: ownerOf(fam.regex), otherOwner: ownerOf(fam.otherScripts) });
+  for (const fam of FAMILIES) GATED.push({ fam, latin: gateOf(fam.regex), other: gateOf(fam.otherScripts) });
   return new LiteralAutomaton(entries);
 })();
 
-/** Which family regexes the literal prefilter gates ('gated') and which run on every view ('always'). */
-export function prefilterCoverage(): Array<{ family: string; latin: string; other: string }> {
-  const describe = (owner: number): string => (owner === ALWAYS ? 'always' : owner === NONE ? 'none' : 'gated');
-  return GATED.map(({ fam, latinOwner, otherOwner }) => ({ family: fam.id, latin: describe(latinOwner), other: describe(otherOwner) }));
+/** Matches of a sticky regex tried at each candidate start, in text order, without overlaps (like a global scan). */
+function* anchoredMatches(sticky: RegExp, text: string, candidates: number[]): Generator<RegExpExecArray> {
+  const starts = candidates.length > 1 ? [...new Set(candidates)].sort((a, b) => a - b) : candidates;
+  let next = 0;
+  for (const start of starts) {
+    if (start < next) continue;
+    sticky.lastIndex = start;
+    const match = sticky.exec(text);
+    if (match === null) continue;
+    next = start + Math.max(1, match[0].length);
+    yield match;
+  }
 }
 
-/** Families whose regex matches `text` although the prefilter ruled them out: empty when the prefilter is sound (tests). */
+/** The matches of one family regex in a view, as its gate allows (none when it cannot match). */
+function gatedMatches(regex: RegExp | undefined, gate: Gate, text: string, starts: Array<number[] | undefined>): Iterable<RegExpExecArray> | undefined {
+  if (regex === undefined || gate.kind === 'none') return undefined;
+  if (gate.kind === 'always') {
+    regex.lastIndex = 0;
+    return text.matchAll(regex);
+  }
+  const found = starts[gate.owner];
+  if (found === undefined) return undefined;
+  if (gate.kind === 'anchored') return anchoredMatches(gate.sticky!, text, found);
+  regex.lastIndex = 0;
+  return text.matchAll(regex);
+}
+
+/** How each family regex is gated: 'anchored', 'present', 'always' or 'none' (diagnostics and tests). */
+export function prefilterCoverage(): Array<{ family: string; latin: string; other: string }> {
+  return GATED.map(({ fam, latin, other }) => ({ family: fam.id, latin: latin.kind, other: other.kind }));
+}
+
+/**
+ * Differences between the gated scan and a plain global scan of every family regex over `text`:
+ * empty when the gates lose nothing (tests).
+ */
 export function prefilterMisses(text: string): string[] {
-  const present = PREFILTER.scan(text);
+  const starts = PREFILTER.starts(text);
   const misses: string[] = [];
-  for (const { fam, latinOwner, otherOwner } of GATED) {
-    const check = (regex: RegExp | undefined, owner: number): void => {
-      if (regex === undefined || mayMatch(owner, present)) return;
+  for (const { fam, latin, other } of GATED) {
+    const check = (regex: RegExp | undefined, gate: Gate): void => {
+      if (regex === undefined) return;
+      const gated = [...(gatedMatches(regex, gate, text, starts) ?? [])].map((m) => `${m.index}:${m[0]}`);
       regex.lastIndex = 0;
-      if (regex.test(text)) misses.push(fam.id);
-      regex.lastIndex = 0;
+      const plain = [...text.matchAll(regex)].map((m) => `${m.index}:${m[0]}`);
+      if (gated.join('|') !== plain.join('|')) misses.push(fam.id);
     };
-    check(fam.regex, latinOwner);
-    check(fam.otherScripts, otherOwner);
+    check(fam.regex, latin);
+    check(fam.otherScripts, other);
   }
   return misses;
 }
-
-const mayMatch = (owner: number, present: Uint8Array): boolean => owner === ALWAYS || (owner >= 0 && present[owner] === 1);
 
 function scanView(view: View, surface: Surface, out: Finding[]): void {
   const onData = DATA_SURFACES.has(surface);
   const text = view.text;
   const nonLatin = NON_LATIN_RE.test(text);
   const wordy = nonLatin || hasWords(text);
-  const present = PREFILTER.scan(text);
+  const starts = PREFILTER.starts(text);
   const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
-  const scan = ({ fam, latinOwner, otherOwner }: GatedFamily): void => {
+  const scan = ({ fam, latin, other }: GatedFamily): void => {
     if (!wordy && !fam.structural) return;
     if (fam.anyOf && !fam.anyOf.some((s) => text.includes(s))) return;
-    if (mayMatch(latinOwner, present)) scanFamily(fam, fam.regex, view, onData, out);
-    if (nonLatin && fam.otherScripts && mayMatch(otherOwner, present)) scanFamily(fam, fam.otherScripts, view, onData, out);
+    const latinMatches = gatedMatches(fam.regex, latin, text, starts);
+    if (latinMatches !== undefined) scanFamily(fam, latinMatches, view, onData, out);
+    if (!nonLatin) return;
+    const otherMatches = gatedMatches(fam.otherScripts, other, text, starts);
+    if (otherMatches !== undefined) scanFamily(fam, otherMatches, view, onData, out);
   };
   const before = out.length;
   for (const gated of GATED) if (!isSecondary(gated.fam)) scan(gated);
@@ -373,11 +414,10 @@ function isQuotedMention(text: string, start: number, end: number): boolean {
 /** Data the exfiltration verbs carry that makes the send clearly a leak. */
 const SENSITIVE_OBJECT_RE = new RegExp(`${WB}${alt(SENSITIVE_OBJECTS)}`, 'u');
 
-function scanFamily(fam: Family, regex: RegExp, view: View, onData: boolean, out: Finding[]): void {
+function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View, onData: boolean, out: Finding[]): void {
   const text = view.text;
-  regex.lastIndex = 0;
   let hits = 0;
-  for (const m of text.matchAll(regex)) {
+  for (const m of matches) {
     if (hits++ >= 16) break; // a family says what it has to say in a few hits; repeats add nothing
     let score = onData ? fam.dataScore : fam.score;
     let note = '';

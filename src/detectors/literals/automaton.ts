@@ -46,6 +46,7 @@ export class LiteralAutomaton {
   /** Owners reported at each state (including those of its failure chain), as CSR ranges. */
   private readonly outputStart: Int32Array;
   private readonly outputOwners: Int32Array;
+  private readonly outputLengths: Int32Array;
 
   constructor(entries: readonly LiteralEntry[], options: AutomatonOptions = {}) {
     this.fold = options.foldCase === true;
@@ -60,6 +61,7 @@ export class LiteralAutomaton {
       if (ascii) this.width = classes;
     }
     const children: Array<Map<number, number>> = [new Map()];
+    // Per state: the (owner, literal length) pairs ending there, keyed owner * 2^16 + length.
     const owners: Array<Set<number>> = [new Set()];
     for (const { literal, owner } of entries) {
       if (literal.length === 0) throw new Error('LiteralAutomaton: empty literal');
@@ -75,7 +77,7 @@ export class LiteralAutomaton {
         }
         state = next;
       }
-      owners[state]!.add(owner);
+      owners[state]!.add(owner * 65536 + literal.length);
     }
     this.children = children;
     // Breadth-first: failure links, and outputs merged along them.
@@ -96,13 +98,18 @@ export class LiteralAutomaton {
     }
     this.failure = failure;
     this.outputStart = new Int32Array(children.length + 1);
-    const flat: number[] = [];
+    const flatOwners: number[] = [];
+    const flatLengths: number[] = [];
     for (let s = 0; s < children.length; s += 1) {
-      this.outputStart[s] = flat.length;
-      for (const o of owners[s]!) flat.push(o);
+      this.outputStart[s] = flatOwners.length;
+      for (const key of owners[s]!) {
+        flatOwners.push(Math.floor(key / 65536));
+        flatLengths.push(key % 65536);
+      }
     }
-    this.outputStart[children.length] = flat.length;
-    this.outputOwners = Int32Array.from(flat);
+    this.outputStart[children.length] = flatOwners.length;
+    this.outputOwners = Int32Array.from(flatOwners);
+    this.outputLengths = Int32Array.from(flatLengths);
     const width = this.width;
     const delta = new Int32Array(children.length * width);
     for (const state of order) {
@@ -129,6 +136,27 @@ export class LiteralAutomaton {
       for (let k = from; k < to; k += 1) found[outputOwners[k]!] = 1;
     }
     return found;
+  }
+
+  /**
+   * Every occurrence of every literal, as where it starts, grouped by owner: `starts[owner]` lists
+   * the start offsets in the order the literals end (not necessarily ascending), or is undefined.
+   */
+  starts(text: string): Array<number[] | undefined> {
+    const { classOf, outputStart, outputOwners, outputLengths, fold, delta, width } = this;
+    const starts: Array<number[] | undefined> = [];
+    let state = 0;
+    for (let i = 0; i < text.length; i += 1) {
+      const unit = fold ? foldUnit(text.charCodeAt(i)) : text.charCodeAt(i);
+      const cls = classOf[unit]!;
+      if (cls === 0) state = 0;
+      else if (cls < width) state = delta[state * width + cls]!;
+      else state = this.step(state, cls);
+      const from = outputStart[state]!;
+      const to = outputStart[state + 1]!;
+      for (let k = from; k < to; k += 1) (starts[outputOwners[k]!] ??= []).push(i + 1 - outputLengths[k]!);
+    }
+    return starts;
   }
 
   private step(state: number, cls: number): number {

@@ -231,3 +231,42 @@ export function minimumDigits(regex: RegExp): number {
   const { pattern } = parseRegExpLiteral(regex);
   return Math.min(...pattern.alternatives.map(minimumDigitsOf));
 }
+
+/**
+ * What a sequence can begin with: `exact` when the whole sequence is a small set of fixed strings,
+ * else the fixed strings every match starts with (`undefined` when it can start with anything).
+ */
+function sequencePrefixes(elements: readonly AST.Element[]): { prefixes?: string[]; exact: boolean } {
+  let run: string[] = [''];
+  for (const element of elements) {
+    const info = elementInfo(element);
+    if (info.exact !== undefined) {
+      const grown = product(run, info.exact);
+      if (grown !== undefined && !grown.some((s) => s.length > MAX_LITERAL)) {
+        run = grown;
+        continue;
+      }
+      return { prefixes: run, exact: false };
+    }
+    // The first part that is not a small fixed set: a group may still say how it begins.
+    if (run.length === 1 && run[0] === '' && (element.type === 'Group' || element.type === 'CapturingGroup')) {
+      const inner = element.alternatives.map((alternative) => sequencePrefixes(alternative.elements).prefixes);
+      return { prefixes: union(inner), exact: false };
+    }
+    return { prefixes: run, exact: false };
+  }
+  return { prefixes: run, exact: true };
+}
+
+/**
+ * Strings of which every match of `regex` starts with one (after zero-width assertions such as
+ * `\b` and look-behinds), or `undefined` when a match can start otherwise. A scanner can then try
+ * the regex only where one of them occurs.
+ */
+export function prefixLiterals(regex: RegExp): string[] | undefined {
+  if (regex.flags.includes('i')) return undefined;
+  const { pattern } = parseRegExpLiteral(regex);
+  const prefixes = union(pattern.alternatives.map((alternative) => sequencePrefixes(alternative.elements).prefixes));
+  if (prefixes === undefined || prefixes.some((s) => s.length < MIN_USEFUL)) return undefined;
+  return [...new Set(prefixes)];
+}
