@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { prefilterCoverage, prefilterMisses } from '../injection/heuristic.js';
 import { DATASET_FILES, loadDataset } from '../quality/datasets.js';
 import { LiteralAutomaton } from './automaton.js';
-import { requiredLiterals } from './required.js';
+import { minimumDigits, prefixLiterals, requiredLiterals } from './required.js';
 
 /** Deterministic pseudo-random numbers, so a failure names a reproducible case. */
 function random(seed: number): () => number {
@@ -71,7 +71,42 @@ describe('requiredLiterals', () => {
   });
 });
 
+describe('prefixLiterals', () => {
+  it('names the strings every match starts with, past boundaries and look-behinds', () => {
+    expect(prefixLiterals(/\b(?:ignor(?:e|ing)|forget)\s+x/u)?.sort()).toEqual(['forget', 'ignore', 'ignoring']);
+    expect(prefixLiterals(/(?<![\p{L}])(?:ne (?:tenez|tiens) pas|abc\p{L}{0,3})/u)?.sort()).toEqual(['abc', 'ne tenez pas', 'ne tiens pas']);
+    expect(prefixLiterals(/x?abc/u)?.sort()).toEqual(['abc', 'xabc']);
+  });
+
+  it('gives up when a match can start with something else', () => {
+    expect(prefixLiterals(/\d+abc/u)).toBeUndefined();
+    expect(prefixLiterals(/abc|.x/u)).toBeUndefined();
+    expect(prefixLiterals(/(?:ab)?\w/u)).toBeUndefined();
+  });
+});
+
+describe('minimumDigits', () => {
+  it('counts the digits every match must contain', () => {
+    expect(minimumDigits(/(?=\d)\d{3}-?\d{2}-?\d{4}/u)).toBe(9);
+    expect(minimumDigits(/\d{1,3}(?:\.\d{1,3}){3}/u)).toBe(4);
+    expect(minimumDigits(/[0-9a-f]{8}|\d{5}/u)).toBe(0);
+    expect(minimumDigits(/ab[0-9]{2}|x\d/u)).toBe(1);
+  });
+});
+
 describe('LiteralAutomaton', () => {
+  it('reports where each literal occurrence starts, per owner', () => {
+    const automaton = new LiteralAutomaton([
+      { literal: 'ignore', owner: 0 },
+      { literal: 'gnore', owner: 1 },
+      { literal: 'IGN', owner: 2 },
+    ]);
+    const starts = automaton.starts('ignore me, ignore');
+    expect(starts[0]).toEqual([0, 11]);
+    expect(starts[1]).toEqual([1, 12]);
+    expect(starts[2]).toBeUndefined();
+  });
+
   it('reports every owner whose literal occurs, overlapping and nested ones included', () => {
     const automaton = new LiteralAutomaton([
       { literal: 'he', owner: 0 },
