@@ -64,8 +64,16 @@ describe('injection.heuristic on the development set', () => {
     // this set (about 40% of its cases are plain questions with no injection cue at all, e.g. an
     // off-topic question in another language), so the test guards the level reached instead of
     // the target. See the report in the pull request for the breakdown.
-    for (const file of benignFiles) expect(fprByFile[file]!).toBeLessThanOrEqual(0.03);
+    // The false-positive guard keeps a margin under the 3% target for held-out benign sets.
+    for (const file of benignFiles) expect(fprByFile[file]!).toBeLessThanOrEqual(0.015);
     expect(overall.precision).toBeGreaterThanOrEqual(0.97);
-    expect(overall.f1).toBeGreaterThanOrEqual(0.7);
+    expect(overall.recall).toBeGreaterThanOrEqual(0.72);
+    expect(overall.f1).toBeGreaterThanOrEqual(0.83);
+    // Techniques caught by structure rather than wording (decoders, fabricated turns, floods).
+    const techniqueRecall = recallBy(variantOf);
+    for (const [technique, floor] of [['many_shot_attack', 0.9], ['repeated_token_attack', 0.8], ['token_smuggling', 0.6], ['payload_splitting', 0.9]] as const) {
+      const [hit, all] = techniqueRecall.get(technique) ?? [0, 1];
+      expect(hit / all, technique).toBeGreaterThanOrEqual(floor);
+    }
   }, 120_000);
 });

@@ -5,11 +5,11 @@
 import type { Detection, DetectContext, Detector, Surface } from '../types.js';
 import { SURFACES } from '../types.js';
 import {
-  ADDRESSED_TO_AI, AUTHORITY_CLAIM, CONTROL_TOKENS, COVERT_STRONG, COVERT_WEAK, DATA_DUMP, EVASIVE_FORMAT, EXFIL_TARGET,
+  ADDRESSED_TO_AI, AUTHORITY_CLAIM, CANARY_OUTPUT, DECODE_REQUEST, CONTROL_TOKENS, COVERT_STRONG, COVERT_WEAK, DATA_DUMP, EVASIVE_FORMAT, EXFIL_TARGET,
   FAKE_SYSTEM_BLOCK, FICTIONAL_FRAMING, NEW_INSTRUCTIONS_BY_LANGUAGE, NEW_INSTRUCTIONS_EN, NON_LATIN_SOURCE_RE,
-  OVERRIDE_BARE_EN, OVERRIDE_BY_LANGUAGE, OVERRIDE_EN, PAYLOAD_SPLIT, PERSONAL_DATA_NAMED, PERSONA_OVERRIDE, PERSONA_SOFT,
-  PRETEXT, RESTRICTION_REMOVED, ROLE_DELIMITERS, SECRET_NOUNS_OTHER, SECRET_REQUEST_EN, SEND_VERBS, SENSITIVE_OBJECTS,
-  STEER_ANSWER, SYSTEM_PROMPT_LEAK_EN, SYSTEM_PROMPT_LEAK_OTHER, TASK_OVERRIDE_BY_LANGUAGE, USER_DATA_OTHER,
+  OVERRIDE_BARE_EN, OVERRIDE_BY_LANGUAGE, OVERRIDE_EN, PAYLOAD_SPLIT, PHISHING_LURE, PERSONAL_DATA_NAMED, PERSONA_OVERRIDE, PERSONA_SOFT,
+  PIVOT, PRETEXT, REGARDLESS_BY_LANGUAGE, RESTRICTION_REMOVED, ROLE_DELIMITERS, SECRET_NOUNS_OTHER, SECRET_REQUEST_EN, SEND_VERBS, SENSITIVE_OBJECTS,
+  STEER_ANSWER, SYSTEM_PROMPT_LEAK_EN, SYSTEM_PROMPT_REQUEST_BY_LANGUAGE, SYSTEM_PROMPT_LEAK_OTHER, TASK_OVERRIDE_BY_LANGUAGE, USER_DATA_OTHER,
   USER_DATA_REQUEST_EN, WB, gap, overrideSources, perScript,
 } from './phrases.js';
 import type { DecodeBudget, View } from './views.js';
@@ -116,6 +116,11 @@ const FAMILIES: readonly Family[] = [
     sources: overrideSources(OVERRIDE_BY_LANGUAGE),
   }),
   family({
+    id: 'override.regardless', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.85, dataScore: 0.9,
+    explanation: 'instruction override: "regardless of the previous tasks" (non-English)',
+    sources: overrideSources(REGARDLESS_BY_LANGUAGE),
+  }),
+  family({
     id: 'override.task', entity: P + 'INSTRUCTION_IN_DATA', score: 0.4, dataScore: 0.75,
     explanation: 'tells the reader to ignore the document, code or question it sits in',
     sources: overrideSources(TASK_OVERRIDE_BY_LANGUAGE),
@@ -124,6 +129,10 @@ const FAMILIES: readonly Family[] = [
     id: 'new-instructions', entity: P + 'INSTRUCTION_INJECTION', score: 0.6, dataScore: 0.8,
     explanation: 'injected instructions: "new instructions:", "your new task is", "from now on you will"',
     sources: [...NEW_INSTRUCTIONS_EN, ...Object.values(NEW_INSTRUCTIONS_BY_LANGUAGE).flat()],
+  }),
+  family({
+    id: 'canary-output', entity: P + 'INSTRUCTION_INJECTION', score: 0.75, dataScore: 0.85,
+    explanation: 'asks for the canary answer of injection tests ("say I have been PWNED", "output Access Granted")', sources: CANARY_OUTPUT,
   }),
   family({
     id: 'persona.soft', entity: P + 'INSTRUCTION_PERSONA', score: 0.3, dataScore: 0.5,
@@ -141,6 +150,11 @@ const FAMILIES: readonly Family[] = [
     id: 'system-prompt.request', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.85, dataScore: 0.85,
     explanation: 'system prompt extraction: asks to reveal / repeat the system prompt or initial instructions',
     sources: SYSTEM_PROMPT_LEAK_EN.slice(0, -1),
+  }),
+  family({
+    id: 'system-prompt.multilingual', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.85, dataScore: 0.85,
+    explanation: 'system prompt extraction (non-English): asks to reveal the system prompt or its instructions',
+    sources: overrideSources(SYSTEM_PROMPT_REQUEST_BY_LANGUAGE),
   }),
   family({
     secondary: 'always', id: 'system-prompt.mention', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.35, dataScore: 0.5,
@@ -190,6 +204,10 @@ const FAMILIES: readonly Family[] = [
     explanation: 'pretext or mode switch ("security audit", "for testing purposes", "entering verification mode")', sources: PRETEXT,
   }),
   family({
+    secondary: 'always', id: 'pivot', entity: P + 'JAILBREAK', score: 0.2, dataScore: 0.3,
+    explanation: 'pivot to another request after filler ("..., oh, and ...", "by the way, ...")', sources: PIVOT,
+  }),
+  family({
     id: 'personal-data.named', entity: P + 'INSTRUCTION_LEAK', score: 0.45, dataScore: 0.5,
     explanation: "asks for a named person's personal data (birth date, address, e-mail, bank balance)", sources: PERSONAL_DATA_NAMED,
   }),
@@ -206,8 +224,16 @@ const FAMILIES: readonly Family[] = [
     explanation: 'asks for an output format that evades filters (reversed, base64, leetspeak, first letters)', sources: EVASIVE_FORMAT,
   }),
   family({
+    id: 'decode-request', entity: P + 'OBFUSCATED_CONTENT', score: 0.3, dataScore: 0.35,
+    explanation: 'asks to decode an encoded message (Morse, hex, binary, base64, a cipher)', sources: DECODE_REQUEST,
+  }),
+  family({
     id: 'payload-split', entity: P + 'OBFUSCATED_CONTENT', score: 0.7, dataScore: 0.75,
     explanation: 'payload splitting: pieces to be concatenated into one request ("z = a + b + c", "part 1 ... part 2")', sources: PAYLOAD_SPLIT,
+  }),
+  family({
+    id: 'phishing-lure', entity: P + 'INSTRUCTION_IN_DATA', score: 0.3, dataScore: 0.55,
+    explanation: 'phishing lure in data ("your account has been compromised"), for the assistant to repeat', sources: PHISHING_LURE,
   }),
   family({
     id: 'addressed-to-ai', entity: P + 'INSTRUCTION_IN_DATA', score: 0.45, dataScore: 0.8,
@@ -232,7 +258,7 @@ const FAMILIES: readonly Family[] = [
 ];
 
 /** A question or request in the same sentence turns a mention of a secret into a request for it. */
-const REQUEST_CUE_RE = /\?|？|؟|confirm|bestätig|conferm|подтверд|确认|確認|확인|أكد|पुष्टि|onayla|xác nhận|konfirmasi|kumpirmahin|ยืนยัน|\b(?:tell|give|share|reveal|show|provide|send|write|print|spell|encode|say|list|what|where|which|need)\b|écri|escrib|escrev|schreib|scriv|напиш|пиши|写|書い|써|اكتب|लिख|লিখ|देते|दें|दीजिए|दो|yaz|viết|tulis|isulat|เขียน|geben|nennen|teilen|compartilh|condivid|partag|compart|поделись|共有|공유|شارك|साझा|paylaş|chia sẻ|bagikan|ibahagi|แบ่งปัน|qual|quel|wie lautet|cuál|что|какой|什么|什麼|何|무엇|뭐|ما هي|क्या|কী|nedir|là gì|apa|ano ang|อะไร|\b(?:dis|donne|montre|révèle|gib|zeig|nenne|dime|dame|muestra|revela|diga|mostre|dimmi|dammi|mostra|rivela|geef|vertel|söyle|ver|cho tôi|cho biết|beri tahu|berikan|sabihin|ibigay)\b|скажи|назови|покажи|дай|告诉|告訴|给我|給我|教え|知りたい|알려|말해|أخبر|أعط|تخبرني|تقول|قل لي|هل يمكنك|بتا|बताएं|बताओ|बताइए|দিন|বলুন|บอก|ขอ|ください|주세요|надо|нужен|нужно|需要|必要|필요/u;
+const REQUEST_CUE_RE = /\?|？|؟|confirm|bestätig|conferm|подтверд|确认|確認|확인|أكد|पुष्टि|onayla|xác nhận|konfirmasi|kumpirmahin|ยืนยัน|\b(?:tell|give|share|reveal|show|provide|send|write|print|spell|encode|say|list|what|where|which|need)\b|écri|escrib|escrev|schreib|scriv|напиш|пиши|写|書い|書く|書け|써|اكتب|लिख|লিখ|देते|दें|दीजिए|दो|yaz|viết|làm|tulis|isulat|เขียน|geben|nennen|teilen|compartilh|partilh|condivid|partag|compart|поделись|共有|공유|شارك|साझा|paylaş|chia sẻ|bagikan|ibahagi|แบ่งปัน|qual|quel|wie lautet|cuál|что|какой|什么|什麼|何|무엇|뭐|ما هي|क्या|কী|nedir|là gì|apa|ano ang|อะไร|\b(?:dis|donne|montre|révèle|gib|zeig|nenne|dime|dame|muestra|revela|diga|mostre|dimmi|dammi|mi dai|mi dici|me diga|me passe|mostra|rivela|geef|vertel|söyle|ver|cho tôi|cho biết|beri tahu|berikan|sabihin|ibigay)\b|скажи|назови|покажи|дай|me dê|dê-me|告诉|告訴|给我|給我|教え|知りたい|알려|말해|أخبر|أعط|تخبرني|تقول|قل لي|هل يمكنك|بتا|बताएं|बताओ|बताइए|দিন|বলুন|বলো|บอก|ขอ|ください|주세요|надо|нужен|нужно|需要|必要|필요/u;
 /** Someone asking about their own credentials is not asking the assistant to leak one. */
 const OWN_SECRET_RE = /\b(?:my|mine|strong|secure|reset|forgot|forgotten|change|create|generate|manager|recover|policy|policies|hash|hashing|requirements?|wifi|wi-fi|router|account|gmail|laptop|phone|computer|windows|iphone|android|app|website|zip|pdf|file|database user|protect(?:ed)?)\b/;
 
@@ -265,6 +291,7 @@ function sentenceAround(text: string, start: number, end: number): string {
  * literals somewhere inside its matches runs over the whole view, but only when one is present. A
  * regex with neither (it can match with no fixed string) always runs.
  */
+const MIN_ANCHOR = 3;
 interface Gate {
   kind: 'anchored' | 'present' | 'always' | 'none';
   owner: number;
@@ -282,7 +309,9 @@ const PREFILTER = ((): LiteralAutomaton => {
   let owners = 0;
   const gateOf = (regex: RegExp | undefined): Gate => {
     if (regex === undefined || regex === NEVER) return { kind: 'none', owner: -1 };
-    const prefixes = prefixLiterals(regex);
+    // Two-character starts ("a ", "th") occur everywhere: trying the regex at each costs more than one scan.
+    const anchors = prefixLiterals(regex);
+    const prefixes = anchors !== undefined && anchors.every((literal) => literal.length >= MIN_ANCHOR) ? anchors : undefined;
     const literals = prefixes ?? requiredLiterals(regex);
     if (literals === undefined) return { kind: 'always', owner: -1 };
     const owner = owners++;
@@ -446,6 +475,9 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
 const EXTRACTION = new Set(['secret.request', 'user-data.request', 'personal-data.named', 'data-dump']);
 const TECHNIQUE = new Set(['fictional-framing', 'evasive-format', 'authority-claim', 'pretext', 'persona.soft', 'persona.override', 'restriction-removed', 'payload-split']);
 
+/** Encoded characters per decoded sentence differ by encoding: eight digits a byte in binary. */
+const MIN_SMUGGLED_RUN: Readonly<Record<string, number>> = { 'decoded.binary': 150, 'decoded.base64': 100, 'decoded.url-encoded': 100 };
+
 /**
  * A request for protected data wrapped in a technique (fiction, authority, evasive format) is the
  * classic extraction attack, stronger than the sum of two weak cues.
@@ -461,8 +493,23 @@ function addWrappedExtractions(findings: Finding[], onData: boolean): void {
       explanation: `${steer.explanation}, under ${cover.family}`,
     });
   }
-  const extraction = findings.find((f) => EXTRACTION.has(f.family) && f.score >= 0.4);
-  const technique = findings.find((f) => TECHNIQUE.has(f.family));
+  // "Decode this and tell me what it says" around a sentence-long payload: token smuggling, the
+  // request hidden from filters whatever it asks.
+  const decodeRequest = findings.find((f) => f.family === 'decode-request');
+  // A sentence, not a word or a greeting: some fifteen to twenty characters or more of decoded text.
+  const payload = decodeRequest && findings.find((f) => f.family.startsWith('decoded.') && f.end - f.start >= (MIN_SMUGGLED_RUN[f.family] ?? 60));
+  if (decodeRequest && payload) {
+    findings.push({
+      ...payload, entity: P + 'OBFUSCATED_CONTENT', score: Math.max(0.75, payload.score), family: `decode-request+${payload.family}`,
+      explanation: `asks to decode and act on an encoded message (${payload.family.slice(8)} payload)`,
+    });
+  }
+  // FAQ pages and data tables repeat themselves; in data these shapes are weaker evidence.
+  if (onData) for (const f of findings) if (f.family === 'many-shot' || f.family === 'repeated-token') f.score = Math.min(f.score, 0.5);
+  const extraction = findings.find((f) => EXTRACTION.has(f.family) && f.score > 0.4);
+  // Overload: a pivot after a stretch of filler (unrelated questions, small talk) to the request.
+  const pivot = extraction && findings.find((f) => f.family === 'pivot' && f.start >= 60 && f.start < extraction.start);
+  const technique = findings.find((f) => TECHNIQUE.has(f.family)) ?? pivot;
   if (!extraction || !technique) return;
   findings.push({
     ...extraction, score: Math.max(0.78, extraction.score), family: `${extraction.family}+${technique.family}`,
@@ -470,8 +517,128 @@ function addWrappedExtractions(findings: Finding[], onData: boolean): void {
   });
 }
 
+/**
+ * Turn labels of a fabricated dialogue ("Q: ... A: ...", "प्रश्न: ... उत्तर: ...", "User: ... Assistant: ...").
+ * Group 1 is a question label, group 2 an answer label. A label starts the text or follows a space
+ * or a sentence end, and is followed by a colon; "c:\" (a drive letter) is not a label.
+ */
+const TURN_LABEL_RE =
+  /(?:^|[\s.?!。？！؟।])(?:(q|questions?|pregunta|pergunta|domanda|frage|vraag|в|вопрос|问|問|問題|質問|질문|س|سؤال|प्रश्न|প্রশ্ন|soru|hỏi|câu hỏi|tanya|pertanyaan|tanong|ถาม|คำถาม|p|d|f|s|t|h|user|human|usuario|utilisateur|benutzer|utente|пользователь|用户|ユーザー|사용자)|(a|answer|réponse|respuesta|resposta|risposta|antwort|antwoord|о|ответ|答|回答|답변|답|ج|جواب|إجابة|उत्तर|ए|উত্তর|cevap|yanıt|đáp|trả lời|j|jawab|jawaban|sagot|ตอบ|คำตอบ|r|c|đ|assistant|ai|bot|asistente|assistente|ассистент|助手|アシスタント|어시스턴트))\s?(?::|：|ঃ)(?![\\/])/gu;
+
+/**
+ * Many-shot: at least three fabricated question/answer turns in one message, ending on a question
+ * left for the model to answer in the same voice. Null when the text is not shaped so.
+ */
+function manyShot(text: string): { start: number; end: number; pairs: number } | null {
+  // Three question/answer pairs need six labels, each with a colon.
+  let colons = 0;
+  for (let at = text.indexOf(':'); at >= 0 && colons < 6; at = text.indexOf(':', at + 1)) colons += 1;
+  if (colons < 6 && !text.includes('：') && !text.includes('ঃ')) return null;
+  TURN_LABEL_RE.lastIndex = 0;
+  let pairs = 0;
+  let lastWasQuestion = false;
+  let first = -1;
+  let labels = 0;
+  for (const m of text.matchAll(TURN_LABEL_RE)) {
+    if (++labels > 400) break;
+    if (first < 0) first = m.index;
+    if (m[1] !== undefined) {
+      lastWasQuestion = true;
+    } else if (lastWasQuestion) {
+      pairs += 1;
+      lastWasQuestion = false;
+    }
+  }
+  // The open question is labelled ("Q: ...?") or simply closes the text after the last answer.
+  const open = lastWasQuestion || /[?？؟]\s*$/u.test(text.slice(-200));
+  return pairs >= 3 && open ? { start: Math.max(0, first), end: text.length, pairs } : null;
+}
+
+/**
+ * Repeated-token flood: one word (or one question) repeated eight or more times in a row, the
+ * filler of repeated-token attacks that push the instructions out of the model's attention.
+ */
+function repeatedRun(text: string): { start: number; end: number; count: number } | null {
+  // The flood is filler for what follows it: a question, or a repeated question itself.
+  if (!/[?？؟]/u.test(text) && !/(?:^|\s)(?:q|question|p|s|प्रश्न|প্রশ্ন)\s?(?::|ঃ)/u.test(text)) return null;
+  let best = { start: 0, end: 0, count: 0 };
+  // Words: compared in place, without splitting the text, since most texts repeat nothing.
+  const limit = Math.min(text.length, 32_768);
+  let prevStart = -1;
+  let prevLength = 0;
+  let count = 0;
+  let runStart = 0;
+  for (let at = 0; at < limit; ) {
+    let end = text.indexOf(' ', at);
+    if (end < 0 || end > limit) end = limit;
+    const length = end - at;
+    if (length >= 3 && length === prevLength && text.startsWith(text.slice(prevStart, prevStart + length), at)) {
+      count += 1;
+      if (count > best.count && /\p{L}/u.test(text.slice(at, end))) best = { start: runStart, end, count };
+    } else {
+      count = 1;
+      runStart = at;
+    }
+    prevStart = at;
+    prevLength = length;
+    at = end + 1;
+  }
+  // A repeated question ("What is X? What is X? ...") counts from eight.
+  if (best.count < 8 && atLeastQuestions(text, 8)) {
+    let prev = '';
+    let repeats = 0;
+    let from = 0;
+    let at = 0;
+    for (const raw of text.slice(0, limit).split(/(?<=[?？؟])/u)) {
+      const unit = raw.trim();
+      if (unit === prev && unit.length >= 8) repeats += 1;
+      else {
+        prev = unit;
+        repeats = 1;
+        from = at;
+      }
+      at += raw.length;
+      if (repeats > best.count && /\p{L}/u.test(unit)) best = { start: from, end: at, count: repeats };
+    }
+  }
+  if (best.count < 8) return null;
+  const rest = text.slice(best.end, best.end + 2000);
+  const labelled = /^\s{0,3}(?:q|question|p|s|प्रश्न|প্রশ্ন)\s?(?::|ঃ)/u.test(rest);
+  // Eight or nine repeats count only before a labelled question ("... cake cake Q: ..."): a
+  // linguistics question may quote "buffalo" eight times.
+  if (best.count < 10 && !labelled && !/[?？؟]\s*$/u.test(text.slice(best.start, best.end))) return null;
+  return labelled || /[?？؟]/u.test(rest) || /[?？؟]\s*$/u.test(text.slice(best.start, best.end)) ? best : null;
+}
+
+/** Whether the text has at least `n` question marks (any script). */
+function atLeastQuestions(text: string, n: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('?'); at >= 0 && count < n; at = text.indexOf('?', at + 1)) count += 1;
+  if (count >= n || !/[？؟]/u.test(text)) return count >= n;
+  count = 0;
+  for (let at = 0; at < text.length && count < n; at += 1) {
+    const c = text.charCodeAt(at);
+    if (c === 0x3f || c === 0xff1f || c === 0x061f) count += 1;
+  }
+  return count >= n;
+}
+
 /** Persona switch plus removed restriction in one sentence: the spec's definition of JAILBREAK. */
 function addJailbreaks(findings: Finding[], original: string): void {
+  const shots = manyShot(original);
+  if (shots) {
+    findings.push({
+      entity: P + 'JAILBREAK', score: 0.72, start: shots.start, end: shots.end, family: 'many-shot', view: 'text',
+      explanation: `many-shot: ${shots.pairs} fabricated question/answer turns ending on an open question`,
+    });
+  }
+  const flood = repeatedRun(original);
+  if (flood) {
+    findings.push({
+      entity: P + 'JAILBREAK', score: 0.72, start: flood.start, end: flood.end, family: 'repeated-token', view: 'text',
+      explanation: `repeated-token flood: the same token repeated ${flood.count} times in a row`,
+    });
+  }
   const personas = findings.filter((f) => f.family.startsWith('persona.'));
   // Widest pairing first, so the reported span covers both cues of the sentence.
   const removals = findings.filter((f) => f.family === 'restriction-removed').sort((x, y) => y.end - x.end);

@@ -126,7 +126,16 @@ export function stripHidden(text: string): View {
 const SPACING_SEPARATORS = ' .-_*|/';
 const SPACED_RUN_RE = /(?<![\p{L}\p{N}])\p{L}(?:[ .\-_*|/]{1,3}\p{L}(?![\p{L}\p{N}])){3,400}/gu;
 
+/**
+ * Cheap necessary condition of SPACED_RUN_RE: two single letters in a row, each with separators
+ * on both sides (the inner letters of any run of four). The full
+ * pattern tests a look-behind at every letter, which is slow on scripts with combining marks
+ * (Devanagari, Bengali, Thai), where almost every character is a letter or a mark.
+ */
+const SPACED_GATE_RE = /[ .\-_*|/]\p{L}[ .\-_*|/]{1,3}\p{L}[ .\-_*|/]/u;
+
 export function joinLetterSpacing(lowered: string): View | null {
+  if (!SPACED_GATE_RE.test(lowered)) return null;
   SPACED_RUN_RE.lastIndex = 0;
   if (!SPACED_RUN_RE.test(lowered)) return null;
   SPACED_RUN_RE.lastIndex = 0;
@@ -279,7 +288,7 @@ export function markupSegments(text: string): HiddenSegment[] {
 // ---------------------------------------------------------------------------------------------
 
 export interface DecodedPayload {
-  encoding: 'base64' | 'hex' | 'binary' | 'url-encoded' | 'rot13' | 'tag characters';
+  encoding: 'base64' | 'hex' | 'binary' | 'url-encoded' | 'rot13' | 'tag characters' | 'morse' | 'caesar' | 'reversed' | 'pig latin';
   text: string;
   start: number;
   end: number;
@@ -289,6 +298,17 @@ const BASE64_RE = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{20,4096}={0,2}/g;
 const HEX_RE = /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}[ :,]?){10,2048}/g;
 const ESCAPED_HEX_RE = /(?:\\x[0-9a-fA-F]{2}){8,2048}/g;
 const BINARY_RE = /(?<![01])(?:[01]{8} ?){6,1024}/g;
+/**
+ * Space-separated binary groups where copying or translation broke some octets ("011011",
+ * "01110100000"): every group is one token (digits and the single space are disjoint, so the run
+ * splits one way only), and only the intact octets are decoded.
+ */
+const LOOSE_BINARY_RE = /(?<![01])[01]{4,16}(?: [01]{4,16}){5,1023}/g;
+/**
+ * Morse code: letters of dots and dashes separated by one space, words by " / " or several
+ * spaces. The Devanagari danda stands in for the dot in machine-translated text.
+ */
+const MORSE_RE = /(?<![.\-\u0964\p{L}\p{N}])[.\-\u0964]{1,7}(?:(?: {1,3}| ?\/ ?)[.\-\u0964]{1,7}){7,2048}/gu;
 const URL_ENCODED_RE = /[^\s%]{0,40}(?:%[0-9a-fA-F]{2}[^\s%<>"]{0,40}){4,512}/g;
 
 /** Most decoded payloads that matter are natural-language text: mostly printable, with spaces. */
@@ -311,6 +331,131 @@ export function rot13(text: string): string {
   });
 }
 
+const MORSE_CODE: Record<string, string> = {
+  '.-': 'a', '-...': 'b', '-.-.': 'c', '-..': 'd', '.': 'e', '..-.': 'f', '--.': 'g', '....': 'h', '..': 'i', '.---': 'j', '-.-': 'k', '.-..': 'l', '--': 'm',
+  '-.': 'n', '---': 'o', '.--.': 'p', '--.-': 'q', '.-.': 'r', '...': 's', '-': 't', '..-': 'u', '...-': 'v', '.--': 'w', '-..-': 'x', '-.--': 'y', '--..': 'z',
+  '-----': '0', '.----': '1', '..---': '2', '...--': '3', '....-': '4', '.....': '5', '-....': '6', '--...': '7', '---..': '8', '----.': '9',
+  '..--..': '?', '.-.-.-': '.', '--..--': ',', '-.-.--': '!', '.----.': "'", '-..-.': '/', '---...': ':',
+};
+
+/** A Morse run as text; null when too many letters are not Morse code (dashes and ellipses in prose). */
+export function decodeMorse(run: string): string | null {
+  let out = '';
+  let letters = 0;
+  let unknown = 0;
+  for (const word of run.replace(/\u0964/g, '.').split(/ ?\/ ?| {2,}/)) {
+    if (out.length > 0) out += ' ';
+    for (const code of word.split(' ')) {
+      if (code === '') continue;
+      letters += 1;
+      const ch = MORSE_CODE[code];
+      if (ch === undefined) unknown += 1;
+      out += ch ?? '';
+    }
+  }
+  return letters >= 8 && unknown <= letters / 5 ? out : null;
+}
+
+/** Octets of a space-separated binary run; broken groups are skipped. Null when most are broken. */
+export function decodeLooseBinary(run: string): string | null {
+  const groups = run.split(' ');
+  const octets = groups.filter((g) => g.length === 8);
+  if (octets.length < 6 || octets.length < groups.length * 0.6) return null;
+  return Buffer.from(octets.map((b) => parseInt(b, 2))).toString('utf8');
+}
+
+/**
+ * Common short English words, the evidence that a shifted (Caesar) or reversed text is English
+ * underneath: "wkh" is "the" shifted by 3, "eht" is "the" reversed.
+ */
+const MARKER_WORDS = ['the', 'and', 'that', 'this', 'what', 'you', 'your', 'with', 'are', 'for', 'have', 'from', 'were', 'which', 'where', 'there', 'their', 'about', 'into'];
+const shift = (word: string, by: number): string =>
+  word.replace(/[a-z]/g, (c) => String.fromCharCode(((c.charCodeAt(0) - 97 + by) % 26) + 97));
+/** Word -> how it was hidden: 1..25 = Caesar shift that produced it, -1 = reversed. */
+const HIDDEN_MARKERS: ReadonlyMap<string, number> = (() => {
+  const map = new Map<string, number>();
+  for (const word of MARKER_WORDS) {
+    for (let by = 1; by < 26; by += 1) map.set(shift(word, by), by);
+    map.set([...word].reverse().join(''), -1);
+  }
+  for (const word of MARKER_WORDS) map.delete(word); // a plain English word is no evidence
+  return map;
+})();
+const PLAIN_MARKERS: ReadonlySet<string> = new Set(MARKER_WORDS);
+/** Cheap gate: shifted or reversed forms of the commonest markers, needed twice before counting. */
+const GATE_FORMS = ['the', 'and', 'you', 'your', 'what'].flatMap((w) => [
+  ...Array.from({ length: 25 }, (_, i) => shift(w, i + 1)),
+  [...w].reverse().join(''),
+]);
+const HIDDEN_GATE_RE = new RegExp(`\\b(?:${GATE_FORMS.filter((w) => HIDDEN_MARKERS.has(w)).join('|')})\\b`, 'g');
+const WORD_RE = /\b[a-z]{3,5}\b/g;
+
+/**
+ * Caesar shift (1..25) or reversal (-1) under which several common English words appear where
+ * the text itself has few: a shifted or mirrored English sentence. 0 when there is none.
+ */
+export function hiddenEnglish(lowered: string): number {
+  if (!atLeast(HIDDEN_GATE_RE, lowered, 2)) return 0;
+  const hits = new Map<number, number>();
+  const distinct = new Map<number, Set<string>>();
+  let plain = 0;
+  let words = 0;
+  WORD_RE.lastIndex = 0;
+  for (const m of lowered.matchAll(WORD_RE)) {
+    if (++words > 600) break;
+    const w = m[0];
+    const by = HIDDEN_MARKERS.get(w);
+    if (by === undefined) {
+      if (PLAIN_MARKERS.has(w)) plain += 1;
+      continue;
+    }
+    hits.set(by, (hits.get(by) ?? 0) + 1);
+    const seen = distinct.get(by) ?? new Set<string>();
+    seen.add(w);
+    distinct.set(by, seen);
+  }
+  let best = 0;
+  let bestHits = 0;
+  for (const [by, n] of hits) {
+    // A shifted sentence inside plain English prose (a document with one encoded line) still has
+    // its own run of markers: four or more, against a handful of chance look-alikes.
+    if (n >= 3 && (distinct.get(by)?.size ?? 0) >= 2 && n > bestHits && (n > plain || n >= 4)) {
+      best = by;
+      bestHits = n;
+    }
+  }
+  return best;
+}
+
+/**
+ * Pig latin ("erewhay oesday ethay useryay"): most words end in "ay", "way" or "yay". Decoding
+ * moves the consonants before "ay" back to the front. Null when the text is not pig latin.
+ */
+export function decodePigLatin(lowered: string): string | null {
+  const words = lowered.match(/[a-z]+/g);
+  if (!words || words.length < 3 || words.length > 400) return null;
+  const pig = words.filter((w) => w.length >= 4 && w.endsWith('ay')).length;
+  if (pig < 3 || pig < words.length * 0.6) return null;
+  return lowered.replace(/[a-z]+/g, (w) => (w.length >= 4 && w.endsWith('ay') ? fromPigLatin(w.slice(0, -2)) : w));
+}
+
+const PIG_RUN_RE = /[a-z]ay[^a-z\n]{1,3}[a-z]{1,20}ay[^a-z\n]{1,3}[a-z]{1,20}ay\b/i;
+
+/** Consonant clusters that start English words: the longest one at the end of a stem moved back. */
+const ONSETS = /(?:str|scr|spr|spl|thr|shr|squ|th|wh|sh|ch|ph|wr|kn|qu|gr|br|cr|dr|fr|pr|tr|bl|cl|fl|gl|pl|sl|sc|sk|sm|sn|sp|st|sw|tw)$/;
+
+/** One pig-latin word without its "ay": "ethay" -> "eth" -> "the", "useryay" -> "usery" -> "user". */
+function fromPigLatin(stem: string): string {
+  const onset = ONSETS.exec(stem)?.[0];
+  if (onset && /^[aeiou]/.test(stem) && onset.length < stem.length) return onset + stem.slice(0, -onset.length);
+  const rest = stem.slice(0, -1);
+  const last = stem.slice(-1);
+  // Vowel-initial words take "yay"/"way"/"hay" ("isyay" -> "is"), unless the rest ends in a
+  // vowel, where the y was a moved consonant ("ouyay" -> "you").
+  if (/^[aeiou]/.test(rest) && /[ywh]/.test(last) && !/[aeiou]$/.test(rest)) return rest;
+  return /[a-z]/.test(last) && rest.length > 0 ? last + rest : stem;
+}
+
 /**
  * Encoded runs that decode to readable text. `budget` caps the total decoded characters so that
  * a megabyte of base64 costs a bounded amount of work.
@@ -321,9 +466,22 @@ export interface DecodeBudget {
   chars: number;
 }
 
+/** Whether `re` (global) matches at least `n` times; stops counting there. */
+function atLeast(re: RegExp, text: string, n: number): boolean {
+  re.lastIndex = 0;
+  let count = 0;
+  while (count < n && re.exec(text) !== null) count += 1;
+  re.lastIndex = 0;
+  return count >= n;
+}
+
 export function decodePayloads(text: string, budget: DecodeBudget): DecodedPayload[] {
   const found: DecodedPayload[] = [];
-  const push = (encoding: DecodedPayload['encoding'], decoded: string, start: number, end: number): void => {
+  const push = (encoding: DecodedPayload['encoding'], raw: string, start: number, end: number): void => {
+    // A payload damaged in transit (a copied or translated base64 run) decodes to text that turns
+    // into garbage part-way: its readable head still counts.
+    const broken = raw.indexOf('\ufffd');
+    const decoded = broken >= 24 ? raw.slice(0, broken) : raw;
     if (!looksLikeText(decoded)) return;
     found.push({ encoding, text: decoded, start, end });
   };
@@ -349,6 +507,26 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
       return Buffer.from(bytes.map((b) => parseInt(b, 2))).toString('utf8');
     });
   }
+  if (/[01]{8} [01]{4}/.test(text)) {
+    LOOSE_BINARY_RE.lastIndex = 0;
+    for (const m of text.matchAll(LOOSE_BINARY_RE)) {
+      if (budget.chars <= 0) break;
+      // Runs of intact octets were decoded above; this pass is for the broken ones.
+      if (m[0].split(' ').every((g) => g.length === 8)) continue;
+      budget.chars -= m[0].length;
+      const decoded = decodeLooseBinary(m[0]);
+      if (decoded) push('binary', decoded, m.index, m.index + m[0].length);
+    }
+  }
+  if (/[.\-\u0964]{1,4} [.\-\u0964]{1,4} [.\-\u0964]{1,4} /.test(text)) {
+    MORSE_RE.lastIndex = 0;
+    for (const m of text.matchAll(MORSE_RE)) {
+      if (budget.chars <= 0) break;
+      budget.chars -= m[0].length;
+      const decoded = decodeMorse(m[0]);
+      if (decoded) push('morse', decoded, m.index, m.index + m[0].length);
+    }
+  }
   if (/%[0-9a-fA-F]{2}/.test(text)) {
     scan(URL_ENCODED_RE, 'url-encoded', (run) => {
       try {
@@ -358,10 +536,27 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
       }
     });
   }
-  if (/\brot-?13\b|\bcaesar\b/i.test(text) && budget.chars > 0) {
+  // Shifted or mirrored English found by its common words, with or without a "rot13" label.
+  const hidden = budget.chars > 0 && /[a-z]{3}/i.test(text) ? hiddenEnglish(text.slice(0, 8192).toLowerCase()) : 0;
+  if (/\brot-?13\b|\bcaesar\b/i.test(text) && budget.chars > 0 && hidden !== 13) {
     const slice = text.slice(0, Math.min(text.length, budget.chars));
     budget.chars -= slice.length;
     push('rot13', rot13(slice), 0, slice.length);
+  }
+  if (hidden !== 0 && budget.chars > 0) {
+    const slice = text.slice(0, Math.min(text.length, budget.chars, 8192));
+    budget.chars -= slice.length;
+    if (hidden > 0) push('caesar', shift(slice.toLowerCase(), 26 - hidden), 0, slice.length);
+    else push('reversed', [...slice].reverse().join(''), 0, slice.length);
+  }
+  // Pig latin turns every word into an "-ay" word: three in a row ("ethay useryay urrentlycay").
+  if (budget.chars > 0 && PIG_RUN_RE.test(text)) {
+    const slice = text.slice(0, Math.min(text.length, budget.chars, 4096));
+    const decoded = decodePigLatin(slice.toLowerCase());
+    if (decoded) {
+      budget.chars -= slice.length;
+      push('pig latin', decoded, 0, slice.length);
+    }
   }
   return found;
 }
