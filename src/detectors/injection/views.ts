@@ -209,25 +209,33 @@ export function foldConfusables(lowered: string): View | null {
   return { name: 'confusables folded', text: out, offset: 0 };
 }
 
+const isAsciiLower = (code: number): boolean => code >= 97 && code <= 122;
+const IS_LEET = new Uint8Array(128);
+for (const ch of Object.keys(LEET)) IS_LEET[ch.charCodeAt(0)] = 1;
+
 export function foldLeet(lowered: string): View | null {
   if (!LEET_RE.test(lowered)) return null;
-  let out = '';
-  let replaced = 0;
+  // Where to substitute, found by character codes first: most texts (an e-mail address, a room
+  // number) have fewer than two and need no new string at all.
+  const at: number[] = [];
   for (let i = 0; i < lowered.length; i += 1) {
-    const ch = lowered[i] ?? '';
-    const sub = LEET[ch];
+    const code = lowered.charCodeAt(i);
+    if (code >= 128 || IS_LEET[code] !== 1) continue;
+    const ch = lowered[i]!;
     // Only inside words: a digit between letters, or leading a word that continues in letters.
     // The '@' of an e-mail address is not leetspeak.
-    if (
-      sub !== undefined &&
-      (/[a-z]/.test(lowered[i - 1] ?? '') || /[a-z]/.test(lowered[i + 1] ?? '')) &&
-      !(ch === '@' && EMAIL_DOMAIN_RE.test(lowered.slice(i + 1, i + 80)))
-    ) {
-      out += sub;
-      replaced += 1;
-    } else out += ch;
+    if (!isAsciiLower(lowered.charCodeAt(i - 1)) && !isAsciiLower(lowered.charCodeAt(i + 1))) continue;
+    if (ch === '@' && EMAIL_DOMAIN_RE.test(lowered.slice(i + 1, i + 80))) continue;
+    at.push(i);
   }
-  return replaced >= 2 ? { name: 'leetspeak folded', text: out, offset: 0 } : null;
+  if (at.length < 2) return null;
+  let out = '';
+  let from = 0;
+  for (const i of at) {
+    out += lowered.slice(from, i) + LEET[lowered[i]!];
+    from = i + 1;
+  }
+  return { name: 'leetspeak folded', text: out + lowered.slice(from), offset: 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,6 +483,50 @@ function atLeast(re: RegExp, text: string, n: number): boolean {
   return count >= n;
 }
 
+const isHexCode = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
+const isBase64Code = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 43 || c === 47;
+
+/**
+ * One pass over the character codes instead of three unanchored regexes (which try up to twenty
+ * characters at every position). Each flag is implied by its regex below: a run of 20 base64
+ * characters; 6 hex digits with at most one separator (space, colon, comma) between them; 12
+ * binary digits with at most one space between them.
+ */
+function encodingGates(text: string): { base64: boolean; hex: boolean; binary: boolean } {
+  let base64Run = 0;
+  let hexDigits = 0;
+  let hexGap = 0;
+  let binaryDigits = 0;
+  let binaryGap = 0;
+  let base64 = false;
+  let hex = false;
+  let binary = false;
+  for (let i = 0; i < text.length && !(base64 && hex && binary); i += 1) {
+    const c = text.charCodeAt(i);
+    base64Run = isBase64Code(c) ? base64Run + 1 : 0;
+    if (base64Run >= 20) base64 = true;
+    if (isHexCode(c)) {
+      hexDigits += 1;
+      hexGap = 0;
+      if (hexDigits >= 6) hex = true;
+    } else if ((c === 32 || c === 58 || c === 44) && hexGap === 0 && hexDigits > 0) hexGap = 1;
+    else {
+      hexDigits = 0;
+      hexGap = 0;
+    }
+    if (c === 48 || c === 49) {
+      binaryDigits += 1;
+      binaryGap = 0;
+      if (binaryDigits >= 12) binary = true;
+    } else if (c === 32 && binaryGap === 0 && binaryDigits > 0) binaryGap = 1;
+    else {
+      binaryDigits = 0;
+      binaryGap = 0;
+    }
+  }
+  return { base64, hex, binary };
+}
+
 export function decodePayloads(text: string, budget: DecodeBudget): DecodedPayload[] {
   const found: DecodedPayload[] = [];
   const push = (encoding: DecodedPayload['encoding'], raw: string, start: number, end: number): void => {
@@ -493,21 +545,22 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
       push(encoding, decode(m[0]), m.index, m.index + m[0].length);
     }
   };
-  // Cheap gates first: most texts have no run of 20 base64 characters.
-  if (/[A-Za-z0-9+/]{20}/.test(text)) {
+  // Cheap gates first: most texts have no run of 20 base64 characters, no hex or binary run.
+  const gates = encodingGates(text);
+  if (gates.base64) {
     scan(BASE64_RE, 'base64', (run) => (/^[0-9a-fA-F]+$/.test(run) || /^[a-z]+$/i.test(run) ? '' : Buffer.from(run, 'base64').toString('utf8')));
   }
-  if (/[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}/.test(text)) {
+  if (gates.hex && /[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}/.test(text)) {
     scan(HEX_RE, 'hex', (run) => (/[a-fA-F]/.test(run) || /^[0-9 :,]+$/.test(run) ? Buffer.from(run.replace(/[ :,]/g, ''), 'hex').toString('utf8') : ''));
   }
   if (text.includes('\\x')) scan(ESCAPED_HEX_RE, 'hex', (run) => Buffer.from(run.replace(/\\x/g, ''), 'hex').toString('utf8'));
-  if (/[01]{8} ?[01]{8}/.test(text)) {
+  if (gates.binary && /[01]{8} ?[01]{8}/.test(text)) {
     scan(BINARY_RE, 'binary', (run) => {
       const bytes = run.replace(/ /g, '').match(/[01]{8}/g) ?? [];
       return Buffer.from(bytes.map((b) => parseInt(b, 2))).toString('utf8');
     });
   }
-  if (/[01]{8} [01]{4}/.test(text)) {
+  if (gates.binary && /[01]{8} [01]{4}/.test(text)) {
     LOOSE_BINARY_RE.lastIndex = 0;
     for (const m of text.matchAll(LOOSE_BINARY_RE)) {
       if (budget.chars <= 0) break;
