@@ -304,23 +304,29 @@ interface GatedFamily {
   other: Gate;
 }
 const GATED: GatedFamily[] = [];
-const PREFILTER = ((): LiteralAutomaton => {
-  const entries: LiteralEntry[] = [];
-  let owners = 0;
-  const gateOf = (regex: RegExp | undefined): Gate => {
+/**
+ * Two automata: literals of the Latin-script regexes (small enough to stay in cache; every view
+ * runs it) and literals of the other-script regexes (run only on views with such characters).
+ */
+const [PREFILTER_LATIN, PREFILTER_OTHER] = ((): [LiteralAutomaton, LiteralAutomaton] => {
+  const latinEntries: LiteralEntry[] = [];
+  const otherEntries: LiteralEntry[] = [];
+  const gateOf = (regex: RegExp | undefined, entries: LiteralEntry[]): Gate => {
     if (regex === undefined || regex === NEVER) return { kind: 'none', owner: -1 };
     // Two-character starts ("a ", "th") occur everywhere: trying the regex at each costs more than one scan.
     const anchors = prefixLiterals(regex);
     const prefixes = anchors !== undefined && anchors.every((literal) => literal.length >= MIN_ANCHOR) ? anchors : undefined;
     const literals = prefixes ?? requiredLiterals(regex);
     if (literals === undefined) return { kind: 'always', owner: -1 };
-    const owner = owners++;
+    const owner = entries.length === 0 ? 0 : entries[entries.length - 1]!.owner + 1;
     for (const literal of literals) entries.push({ literal, owner });
     if (prefixes === undefined) return { kind: 'present', owner };
     return { kind: 'anchored', owner, sticky: new RegExp(regex.source, regex.flags.replace('g', '') + 'y') };
   };
-  for (const fam of FAMILIES) GATED.push({ fam, latin: gateOf(fam.regex), other: gateOf(fam.otherScripts) });
-  return new LiteralAutomaton(entries);
+  for (const fam of FAMILIES) {
+    GATED.push({ fam, latin: gateOf(fam.regex, latinEntries), other: gateOf(fam.otherScripts, otherEntries) });
+  }
+  return [new LiteralAutomaton(latinEntries), new LiteralAutomaton(otherEntries)];
 })();
 
 /** Matches of a sticky regex tried at each candidate start, in text order, without overlaps (like a global scan). */
@@ -361,11 +367,13 @@ export function prefilterCoverage(): Array<{ family: string; latin: string; othe
  * empty when the gates lose nothing (tests).
  */
 export function prefilterMisses(text: string): string[] {
-  const starts = PREFILTER.starts(text);
+  const latinStarts = PREFILTER_LATIN.starts(text);
+  const otherStarts = PREFILTER_OTHER.starts(text);
   const misses: string[] = [];
   for (const { fam, latin, other } of GATED) {
     const check = (regex: RegExp | undefined, gate: Gate): void => {
       if (regex === undefined) return;
+      const starts = gate === latin ? latinStarts : otherStarts;
       const gated = [...(gatedMatches(regex, gate, text, starts) ?? [])].map((m) => `${m.index}:${m[0]}`);
       regex.lastIndex = 0;
       const plain = [...text.matchAll(regex)].map((m) => `${m.index}:${m[0]}`);
@@ -382,7 +390,8 @@ function scanView(view: View, surface: Surface, out: Finding[]): void {
   const text = view.text;
   const nonLatin = NON_LATIN_RE.test(text);
   const wordy = nonLatin || hasWords(text);
-  const starts = PREFILTER.starts(text);
+  const starts = PREFILTER_LATIN.starts(text);
+  const otherStarts = nonLatin ? PREFILTER_OTHER.starts(text) : [];
   const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
   const scan = ({ fam, latin, other }: GatedFamily): void => {
     if (!wordy && !fam.structural) return;
@@ -390,7 +399,7 @@ function scanView(view: View, surface: Surface, out: Finding[]): void {
     const latinMatches = gatedMatches(fam.regex, latin, text, starts);
     if (latinMatches !== undefined) scanFamily(fam, latinMatches, view, onData, out);
     if (!nonLatin) return;
-    const otherMatches = gatedMatches(fam.otherScripts, other, text, starts);
+    const otherMatches = gatedMatches(fam.otherScripts, other, text, otherStarts);
     if (otherMatches !== undefined) scanFamily(fam, otherMatches, view, onData, out);
   };
   const before = out.length;

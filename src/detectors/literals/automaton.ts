@@ -39,7 +39,7 @@ export class LiteralAutomaton {
   /** Classes below this (ASCII and "no literal") have a dense transition table. */
   private readonly width: number = 1;
   /** Transitions on ASCII classes, complete (failure links folded in): state * width + class. */
-  private readonly delta: Int32Array;
+  private readonly delta: Int32Array | Uint16Array;
   /** Trie children and failure links, for the other classes (non-Latin dictionaries are large). */
   private readonly children: Array<Map<number, number>>;
   private readonly failure: Int32Array;
@@ -111,7 +111,8 @@ export class LiteralAutomaton {
     this.outputOwners = Int32Array.from(flatOwners);
     this.outputLengths = Int32Array.from(flatLengths);
     const width = this.width;
-    const delta = new Int32Array(children.length * width);
+    // 16-bit states where they fit: half the table, and the table is what the scan touches.
+    const delta = children.length <= 0xffff ? new Uint16Array(children.length * width) : new Int32Array(children.length * width);
     for (const state of order) {
       for (let cls = 1; cls < width; cls += 1) {
         const child = children[state]!.get(cls);

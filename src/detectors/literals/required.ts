@@ -11,6 +11,9 @@ const MAX_SET = 64;
 const MAX_LITERAL = 24;
 /** Literals shorter than this occur in nearly every text: no use as a filter. */
 const MIN_USEFUL = 2;
+/** ...except one symbol such as `=`, `+` or `|`, rare in prose. */
+const RARE_SYMBOL = /^[^\p{L}\p{N}\s.,'"’-]$/u;
+const useful = (literal: string): boolean => literal.length >= MIN_USEFUL || RARE_SYMBOL.test(literal);
 /** A small character class (`[ae]`, `s?`) still yields exact strings; a wider one is "anything". */
 const MAX_CLASS = 6;
 
@@ -38,7 +41,8 @@ function quality(set: readonly string[] | undefined): number {
 function bestOf(candidates: Array<readonly string[] | undefined>): string[] | undefined {
   let best: readonly string[] | undefined;
   for (const candidate of candidates) if (quality(candidate) > quality(best)) best = candidate;
-  return best === undefined || quality(best) < 1 ? undefined : [...best];
+  // Quality below 1 means an empty string is in the set: no filter at all.
+  return best === undefined || quality(best) <= 0 || best.some((s) => s.length === 0) ? undefined : [...best];
 }
 
 /** A set every match contains one of: exact strings, else the required set. */
@@ -189,7 +193,7 @@ export function requiredLiterals(regex: RegExp): string[] | undefined {
   } finally {
     asciiOnly = false;
   }
-  if (set === undefined || set.some((s) => s.length < MIN_USEFUL)) return undefined;
+  if (set === undefined || !set.every(useful)) return undefined;
   if (caseInsensitive) set = [...new Set(set.map((s) => s.toLowerCase()))];
   // A member that contains a shorter member adds nothing to the filter.
   return set.filter((s) => !set.some((other) => other !== s && other.length < s.length && s.includes(other)));
