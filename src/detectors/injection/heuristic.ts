@@ -392,15 +392,17 @@ function scanView(view: View, surface: Surface, out: Finding[]): void {
   const wordy = nonLatin || hasWords(text);
   const starts = PREFILTER_LATIN.starts(text);
   const otherStarts = nonLatin ? PREFILTER_OTHER.starts(text) : [];
+  // Without a quotation mark nothing in the view can be a quoted mention.
+  const quotes = QUOTE_MARK_RE.test(text);
   const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
   const scan = ({ fam, latin, other }: GatedFamily): void => {
     if (!wordy && !fam.structural) return;
     if (fam.anyOf && !fam.anyOf.some((s) => text.includes(s))) return;
     const latinMatches = gatedMatches(fam.regex, latin, text, starts);
-    if (latinMatches !== undefined) scanFamily(fam, latinMatches, view, onData, out);
+    if (latinMatches !== undefined) scanFamily(fam, latinMatches, view, onData, quotes, out);
     if (!nonLatin) return;
     const otherMatches = gatedMatches(fam.otherScripts, other, text, otherStarts);
-    if (otherMatches !== undefined) scanFamily(fam, otherMatches, view, onData, out);
+    if (otherMatches !== undefined) scanFamily(fam, otherMatches, view, onData, quotes, out);
   };
   const before = out.length;
   for (const gated of GATED) if (!isSecondary(gated.fam)) scan(gated);
@@ -422,6 +424,7 @@ function hasWords(text: string): boolean {
 }
 
 const OPENING_QUOTES = '"\'“‘«„`';
+const QUOTE_MARK_RE = /["'“‘«„`]/;
 const CLOSING_QUOTES = '"\'”’»“`';
 /** Words of a text that talks ABOUT injection rather than performing it. */
 const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*)\b/;
@@ -452,7 +455,7 @@ function isQuotedMention(text: string, start: number, end: number): boolean {
 /** Data the exfiltration verbs carry that makes the send clearly a leak. */
 const SENSITIVE_OBJECT_RE = new RegExp(`${WB}${alt(SENSITIVE_OBJECTS)}`, 'u');
 
-function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View, onData: boolean, out: Finding[]): void {
+function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View, onData: boolean, quotes: boolean, out: Finding[]): void {
   const text = view.text;
   let hits = 0;
   for (const m of matches) {
@@ -472,7 +475,7 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
     } else if (fam.id === 'exfiltration.send') {
       if (SENSITIVE_OBJECT_RE.test(m[0])) score = Math.min(0.95, score + 0.15);
     }
-    if (score >= 0.5 && isQuotedMention(text, m.index, m.index + m[0].length)) {
+    if (quotes && score >= 0.5 && isQuotedMention(text, m.index, m.index + m[0].length)) {
       score = Math.min(score, 0.45);
       note += ' (quoted in a text about attacks; mention, not instruction)';
     }
