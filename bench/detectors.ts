@@ -34,7 +34,9 @@ const pct = (value: number) => `${(value * 100).toFixed(1)}%`;
 function table(title: string, rows: Row[]): string {
   const lines = [`\n${title}`, '| set | cases | precision | recall | F1 | FP rate |', '|---|---|---|---|---|---|'];
   for (const { name, score: s } of rows) {
-    lines.push(`| ${name} | ${s.cases} | ${pct(s.precision)} | ${pct(s.recall)} | ${s.f1.toFixed(3)} | ${pct(s.falsePositiveRate)} |`);
+    // A benign-only set has no attacks: precision, recall and F1 say nothing there.
+    const [precision, recall, f1] = s.positives === 0 ? ['—', '—', '—'] : [pct(s.precision), pct(s.recall), s.f1.toFixed(3)];
+    lines.push(`| ${name} | ${s.cases} | ${precision} | ${recall} | ${f1} | ${pct(s.falsePositiveRate)} |`);
   }
   return lines.join('\n');
 }

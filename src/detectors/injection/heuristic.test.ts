@@ -205,6 +205,8 @@ describe('injection.heuristic', () => {
   });
 
   const benign: Array<[string, string, Surface]> = [
+    ['a retrieved e-mail asking for comments by mail', 'Please review the figures before Friday and send your comments to finance.lead@example.com so that we can merge them.', 'retrieved'],
+    ['a support page naming its address', 'For support, email help@acme.example or post your question at https://forum.acme.example.', 'tool_result'],
     ['question about prompt injection', 'How does prompt injection work, and how can I defend my chatbot against it?', 'input'],
     ['code comment with "ignore"', 'function f(xs) {\n  // ignore the first element, it is a header\n  return xs.slice(1);\n}', 'input'],
     ['recipe "forget the previous steps"', 'Forget the previous steps and start over: whisk the eggs, then add the flour.', 'input'],

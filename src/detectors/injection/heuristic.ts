@@ -179,7 +179,7 @@ const FAMILIES: readonly Family[] = [
     explanation: 'secrecy cue ("secretly", "don\'t tell anyone")', sources: COVERT_WEAK,
   }),
   family({
-    id: 'exfiltration.send', entity: P + 'EXFILTRATION', score: 0.5, dataScore: 0.75,
+    id: 'exfiltration.send', entity: P + 'EXFILTRATION', score: 0.5, dataScore: 0.5,
     explanation: 'sends or forwards content to an outside address or URL',
     anyOf: ['@', 'http', 'webhook', 'ftp:'],
     sources: perScript(SEND_VERBS, (verbs) => `${WB}${verbs}${gap(120)}${EXFIL_TARGET}`),
@@ -454,6 +454,15 @@ function isQuotedMention(text: string, start: number, end: number): boolean {
 
 /** Data the exfiltration verbs carry that makes the send clearly a leak. */
 const SENSITIVE_OBJECT_RE = new RegExp(`${WB}${alt(SENSITIVE_OBJECTS)}`, 'u');
+/**
+ * Objects that make a send a leak wherever they stand in the sentence ("retrieve the employee data
+ * and send it to ..."): the generic ones ("all", "report", "details") only count inside the phrase.
+ */
+const WEAK_OBJECTS = new Set(['all', 'report', 'summary', 'documents?', 'files?', 'details', 'information', 'contents?', 'everything']);
+const STRONG_OBJECT_RE = new RegExp(
+  `${WB}${alt([...SENSITIVE_OBJECTS.filter((word) => !WEAK_OBJECTS.has(word)), "user(?:'s|s)?", 'messages?', 'e-?mails', 'employees?', 'customers?', 'empleados', 'clientes', 'utilisateurs', 'benutzer', 'usuários', 'utenti'])}`,
+  'u',
+);
 
 function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View, onData: boolean, quotes: boolean, out: Finding[]): void {
   const text = view.text;
@@ -473,7 +482,10 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
         note = " (about the speaker's own credentials)";
       }
     } else if (fam.id === 'exfiltration.send') {
-      if (SENSITIVE_OBJECT_RE.test(m[0])) score = Math.min(0.95, score + 0.15);
+      // "Send your comments to ana@example.com" is ordinary in documents and mail; sending the
+      // conversation, credentials or files to an outside address is the leak.
+      const sensitive = SENSITIVE_OBJECT_RE.test(m[0]) || STRONG_OBJECT_RE.test(sentenceAround(text, m.index, m.index + m[0].length));
+      if (sensitive) score = Math.min(0.95, score + (onData ? 0.3 : 0.15));
     }
     if (quotes && score >= 0.5 && isQuotedMention(text, m.index, m.index + m[0].length)) {
       score = Math.min(score, 0.45);
