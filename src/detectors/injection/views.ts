@@ -213,6 +213,14 @@ const isAsciiLower = (code: number): boolean => code >= 97 && code <= 122;
 const IS_LEET = new Uint8Array(128);
 for (const ch of Object.keys(LEET)) IS_LEET[ch.charCodeAt(0)] = 1;
 
+/** Whether the word around position `at` (letters and leet characters, up to 30 each way) has another leet character. */
+function otherLeetInWord(lowered: string, at: number): boolean {
+  const inWord = (code: number): boolean => isAsciiLower(code) || (code < 128 && IS_LEET[code] === 1);
+  for (let i = at - 1; i >= 0 && at - i <= 30 && inWord(lowered.charCodeAt(i)); i -= 1) if (IS_LEET[lowered.charCodeAt(i)] === 1) return true;
+  for (let i = at + 1; i < lowered.length && i - at <= 30 && inWord(lowered.charCodeAt(i)); i += 1) if (IS_LEET[lowered.charCodeAt(i)] === 1) return true;
+  return false;
+}
+
 export function foldLeet(lowered: string): View | null {
   if (!LEET_RE.test(lowered)) return null;
   // Where to substitute, found by character codes first: most texts (an e-mail address, a room
@@ -224,8 +232,13 @@ export function foldLeet(lowered: string): View | null {
     const ch = lowered[i]!;
     // Only inside words: a digit between letters, or leading a word that continues in letters.
     // The '@' of an e-mail address is not leetspeak.
-    if (!isAsciiLower(lowered.charCodeAt(i - 1)) && !isAsciiLower(lowered.charCodeAt(i + 1))) continue;
+    const letterBefore = isAsciiLower(lowered.charCodeAt(i - 1));
+    const letterAfter = isAsciiLower(lowered.charCodeAt(i + 1));
+    if (!letterBefore && !letterAfter) continue;
     if (ch === '@' && EMAIL_DOMAIN_RE.test(lowered.slice(i + 1, i + 80))) continue;
+    // One digit at the edge of a word ("room 4b", "mp3", "1st") is a name or a number, not
+    // leetspeak, unless its word has another substitution ("pr3v10u5") or it leads a word ("4ll").
+    if (!(letterBefore && letterAfter) && !(letterAfter && isAsciiLower(lowered.charCodeAt(i + 2)) && !letterBefore) && !otherLeetInWord(lowered, i)) continue;
     at.push(i);
   }
   if (at.length < 2) return null;
