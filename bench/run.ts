@@ -2,7 +2,7 @@
 // GET /api/me (each in its own child process on 127.0.0.1), prints a table and writes bench/results/*.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,8 @@ const TARGET_RATIO_PERCENT = 60;
 /** Issue 3: a 1 KB guard check over HTTP reaches 30% of a bare route answering 1 KB, p99 under 20 ms. */
 const GUARD_TARGET_PERCENT = 30;
 const GUARD_TARGET_P99_MS = 20;
+/** USER_HZ of /proc/<pid>/stat: 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 // The same route twice; the query string only tells the two measurements apart in the results.
 const GUARD_DISTINCT_PATH = '/v1/guard/input?bench=distinct';
 const GUARD_REPEATED_PATH = '/v1/guard/input?bench=repeated';
@@ -52,6 +54,8 @@ interface Measurement {
   latency_p99_ms: number;
   ratio_to_hello_world_percent: number;
   total_requests: number;
+  /** Server CPU time (all its threads) per answered request, where /proc tells it. */
+  server_cpu_us_per_request: number | null;
 }
 
 interface Child {
@@ -212,6 +216,7 @@ async function expectOk(target: Target): Promise<void> {
 
 interface LoadRun {
   result: autocannon.Result;
+  serverCpuUsPerRequest: number | null;
   /** Every 2xx response time in ms; autocannon's own histogram rounds them to whole milliseconds. */
   latenciesMs: Float64Array;
   errorsByCode: Record<string, number>;
@@ -252,13 +257,31 @@ async function load(target: Target, seconds: number): Promise<LoadRun> {
       errorsByCode[key] = (errorsByCode[key] ?? 0) + 1;
     });
   });
-  return { result, latenciesMs: latencies.slice(0, count).sort(), errorsByCode };
+  return { result, latenciesMs: latencies.slice(0, count).sort(), errorsByCode, serverCpuUsPerRequest: null };
 }
 
 function percentile(sortedValues: Float64Array, fraction: number): number {
   if (sortedValues.length === 0) return Number.NaN;
   const rank = Math.min(sortedValues.length - 1, Math.ceil(fraction * sortedValues.length) - 1);
   return sortedValues[Math.max(0, rank)] ?? Number.NaN;
+}
+
+/**
+ * User plus system CPU seconds of a process so far (Linux /proc; null elsewhere). Unlike requests
+ * per second it does not depend on what else the shared machine runs, so it compares the cost of
+ * two routes even on a noisy run.
+ */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    return ticks / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
 }
 
 async function measure(
@@ -270,8 +293,12 @@ async function measure(
   await expectOk(target);
   process.stderr.write(`${target.name}: warm-up ${warmupSeconds} s, then ${measuredSeconds} s measured\n`);
   if (warmupSeconds > 0) await load(target, warmupSeconds);
+  const cpuBefore = cpuSeconds(server.process.pid);
   const run = await load(target, measuredSeconds);
+  const cpuAfter = cpuSeconds(server.process.pid);
   const { result } = run;
+  run.serverCpuUsPerRequest =
+    cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total;
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     const statuses = JSON.stringify(result.statusCodeStats ?? {});
     const serverState = hasExited(server.process)
@@ -287,7 +314,8 @@ async function measure(
   return run;
 }
 
-function toMeasurement(target: Target, { result, latenciesMs }: LoadRun, baselineRps: number): Measurement {
+function toMeasurement(target: Target, run: LoadRun, baselineRps: number): Measurement {
+  const { result, latenciesMs } = run;
   return {
     name: target.name,
     path: target.path,
@@ -296,17 +324,19 @@ function toMeasurement(target: Target, { result, latenciesMs }: LoadRun, baselin
     latency_p99_ms: percentile(latenciesMs, 0.99),
     ratio_to_hello_world_percent: (result.requests.mean / baselineRps) * 100,
     total_requests: result.requests.total,
+    server_cpu_us_per_request: run.serverCpuUsPerRequest,
   };
 }
 
 function formatTable(measurements: Measurement[]): string {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs hello-world'];
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'vs hello-world', 'server CPU µs/req'];
   const rows = measurements.map((m) => [
     m.name,
     m.requests_per_second_mean.toFixed(0),
     m.latency_p50_ms.toFixed(2),
     m.latency_p99_ms.toFixed(2),
     `${m.ratio_to_hello_world_percent.toFixed(1)}%`,
+    m.server_cpu_us_per_request === null ? '—' : m.server_cpu_us_per_request.toFixed(0),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) =>
@@ -314,6 +344,17 @@ function formatTable(measurements: Measurement[]): string {
       .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
       .join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The same comparison by server CPU per request, which a busy neighbour does not distort. */
+function cpuLine(measurements: Measurement[]): string {
+  const cpuOf = (path: string) => measurements.find((m) => m.path === path)?.server_cpu_us_per_request ?? null;
+  const bare = cpuOf('/1k');
+  const parts = [GUARD_DISTINCT_PATH, GUARD_REPEATED_PATH].map((path) => {
+    const guard = cpuOf(path);
+    return guard === null || bare === null ? `${path}: —` : `${path.split('=')[1]} text ${guard.toFixed(0)} µs (${((bare / guard) * 100).toFixed(0)}%)`;
+  });
+  return `info: server CPU per request, 1 KB route ${bare === null ? '—' : bare.toFixed(0)} µs; guard ${parts.join(', ')}`;
 }
 
 function cleanUpNow(): void {
@@ -430,6 +471,7 @@ async function main(): Promise<void> {
         `1 KB hello-world route, p99 ${guard.latency_p99_ms.toFixed(2)} ms (targets >= ${GUARD_TARGET_PERCENT}%, < ${GUARD_TARGET_P99_MS} ms)`,
       `info: /v1/guard/input (1 KB, same text, detections from the cache) reaches ` +
         `${Math.round(guardRepeated.ratio_to_hello_world_percent)}%, p99 ${guardRepeated.latency_p99_ms.toFixed(2)} ms`,
+      cpuLine(measurements),
       '',
     ].join('\n'),
   );
