@@ -8,8 +8,19 @@ import type { DetectorRun } from '../pipeline/runner.js';
 import type { FindingUpsert } from '../recording/recorder.js';
 import { findingType, type Severity } from './catalog.js';
 
+/** Recent fingerprints by their canonical input: the same agent raises the same few findings call after call. */
+const recentFingerprints = new Map<string, string>();
+const RECENT_FINGERPRINTS = 10_000;
+
 export function fingerprint(type: string, subject: string, parts: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify([type, subject, ...parts])).digest('hex');
+  const key = JSON.stringify([type, subject, ...parts]);
+  let digest = recentFingerprints.get(key);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(key).digest('hex');
+    if (recentFingerprints.size >= RECENT_FINGERPRINTS) recentFingerprints.clear();
+    recentFingerprints.set(key, digest);
+  }
+  return digest;
 }
 
 export interface RaiseContext {

@@ -109,6 +109,7 @@ const FAIL_CLOSED: FiredRule = {
 export class Pipeline {
   // Tokens for personal data are keyed per process: stable within a conversation, useless outside.
   private readonly tokenKey = randomBytes(32);
+  private readonly storedByResult = new WeakMap<readonly Detection[], { sha256: string; redacted: () => string }>();
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -226,6 +227,22 @@ export class Pipeline {
     return output + content.slice(cursor);
   }
 
+  /**
+   * The content's digest and redacted form for the trace. A result from the detection cache is the
+   * same object for every repeat of its text, so both are computed once per cached text.
+   */
+  private storedContent(content: string, detections: readonly Detection[]): { sha256: string; redacted: () => string } {
+    const known = this.storedByResult.get(detections);
+    if (known !== undefined) return known;
+    let redacted: string | undefined;
+    const stored = {
+      sha256: createHash('sha256').update(content).digest('hex'),
+      redacted: () => (redacted ??= redact(content, detections)),
+    };
+    if (Object.isFrozen(detections)) this.storedByResult.set(detections, stored);
+    return stored;
+  }
+
   private record(
     call: GuardCall,
     agent: AgentFacts,
@@ -236,6 +253,7 @@ export class Pipeline {
     latencyMs: number,
   ): void {
     const at = this.deps.clock.now().toISOString();
+    const stored = this.storedContent(call.content, detections);
     const subject = agent.registered ? `agent:${call.agent}` : 'agent:None';
     const { recordContent } = this.deps.settings;
     this.deps.recorder.record({
@@ -254,10 +272,9 @@ export class Pipeline {
         degraded: JSON.stringify(decision.degraded),
         detectors: JSON.stringify(decision.explanation.detectors),
         latency_ms: Math.round(latencyMs * 1000) / 1000,
-        content_sha256: createHash('sha256').update(call.content).digest('hex'),
+        content_sha256: stored.sha256,
         content_length: call.content.length,
-        content:
-          recordContent === 'full' ? call.content : recordContent === 'redacted' ? redact(call.content, detections) : null,
+        content: recordContent === 'full' ? call.content : recordContent === 'redacted' ? stored.redacted() : null,
         session_id: call.sessionId ?? null,
         trace_id: call.traceId ?? null,
         environment: call.environment ?? null,
