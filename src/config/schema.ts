@@ -76,7 +76,7 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 1_000_000_000,
       default: 4_000_000,
-      description: 'characters of checked text whose detections are kept for identical later checks (0 turns the cache off)',
+      description: 'characters of checked text and its detections kept for identical later checks (0 turns the cache off)',
     }),
     fail_mode: Type.Union([Type.Literal('open'), Type.Literal('closed')], {
       default: 'open',

@@ -106,17 +106,29 @@ describe('DetectionCache', () => {
     degraded: [],
   });
 
+  const clean = (): RunResult => ({ detections: [], runs: [{ key: 'pii.native', status: 'ok', matched: false, ms: 0.1 }], degraded: [] });
+
   it('evicts the least recently used texts once the character budget is spent', () => {
     const cache = new DetectionCache({ maxChars: 10, maxTextChars: 10 });
-    cache.set('input', 'aaaa', detectors, result());
-    cache.set('input', 'bbbb', detectors, result());
+    cache.set('input', 'aaaa', detectors, clean());
+    cache.set('input', 'bbbb', detectors, clean());
     expect(cache.get('input', 'aaaa', detectors)).toBeDefined(); // now the most recent
-    cache.set('input', 'cccc', detectors, result());
+    cache.set('input', 'cccc', detectors, clean());
     expect(cache.get('input', 'bbbb', detectors)).toBeUndefined();
     expect(cache.get('input', 'aaaa', detectors)).toBeDefined();
     expect(cache.get('input', 'cccc', detectors)).toBeDefined();
-    cache.set('input', 'x'.repeat(11), detectors, result());
+    cache.set('input', 'x'.repeat(11), detectors, clean());
     expect(cache.get('input', 'x'.repeat(11), detectors)).toBeUndefined();
+  });
+
+  it('counts detections against the budget, not only the text', () => {
+    // One detection with a 4-character explanation weighs 68 characters besides its 4-character text.
+    const cache = new DetectionCache({ maxChars: 100, maxTextChars: 100 });
+    cache.set('input', 'aaaa', detectors, result());
+    expect(cache.get('input', 'aaaa', detectors)).toBeDefined();
+    cache.set('input', 'bbbb', detectors, result());
+    expect(cache.get('input', 'aaaa', detectors)).toBeUndefined();
+    expect(cache.get('input', 'bbbb', detectors)).toBeDefined();
   });
 
   it('hands out results nobody can change', () => {

@@ -10,10 +10,15 @@ interface Entry {
   /** The exact detector list the result came from; a changed list (switch, setting) misses. */
   detectors: readonly Detector[];
   result: RunResult;
+  /** What the entry counts against the budget: its text and its detections. */
+  size: number;
 }
 
+/** Rough characters a detection holds besides its explanation (fields, offsets, object overhead). */
+const DETECTION_OVERHEAD = 64;
+
 export interface DetectionCacheOptions {
-  /** Characters of cached text in all; 0 turns the cache off. */
+  /** Characters of cached text and detections in all; 0 turns the cache off. */
   maxChars: number;
   /** Texts longer than this are not cached (they are rarely repeated and cost the most memory). */
   maxTextChars: number;
@@ -53,10 +58,15 @@ export class DetectionCache {
       entries = new Map();
       this.bySurface.set(surface, entries);
     }
-    // An entry from an earlier detector list is replaced (same text, so the same size).
-    if (!entries.has(text)) this.chars += text.length;
-    else entries.delete(text);
-    entries.set(text, { detectors, result: freeze(result) });
+    // An entry from an earlier detector list is replaced.
+    const previous = entries.get(text);
+    if (previous !== undefined) {
+      entries.delete(text);
+      this.chars -= previous.size;
+    }
+    const size = text.length + result.detections.reduce((sum, d) => sum + d.explanation.length + DETECTION_OVERHEAD, 0);
+    entries.set(text, { detectors, result: freeze(result), size });
+    this.chars += size;
     while (this.chars > this.options.maxChars) this.evictOne();
   }
 
@@ -64,13 +74,14 @@ export class DetectionCache {
     // The surface map with the oldest entry is not tracked; evicting from the largest keeps it simple and bounded.
     let largest: Map<string, Entry> | undefined;
     for (const entries of this.bySurface.values()) if (largest === undefined || entries.size > largest.size) largest = entries;
-    const oldest = largest?.keys().next();
+    const oldest = largest?.entries().next();
     if (largest === undefined || oldest === undefined || oldest.done === true) {
       this.chars = 0;
       return;
     }
-    largest.delete(oldest.value);
-    this.chars -= oldest.value.length;
+    const [text, entry] = oldest.value;
+    largest.delete(text);
+    this.chars -= entry.size;
   }
 }
 
