@@ -19,6 +19,7 @@ export async function serve(config: Config): Promise<Running> {
   const minted = await app.services.tokens.ensureAdminToken(config.admin_token);
   if (minted !== null) announceAdminToken(config, minted);
 
+  app.log.info({ ms: Math.round(app.services.detectors.warmUp()) }, 'detectors warmed up');
   const url = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -92,4 +92,9 @@ export interface Detector {
   wholeText?: boolean;
   available(): Availability;
   detect(text: string, context: DetectContext): Detection[] | Promise<Detection[]>;
+  /**
+   * Compiles what the first checks would otherwise compile (large regexes, tables), so that they
+   * do not miss their timeout. The server calls it for enabled detectors before it listens.
+   */
+  warmUp?(): void;
 }
