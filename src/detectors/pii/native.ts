@@ -2,7 +2,7 @@
 // candidate, scores it by context words and removes overlaps. Hot path: no I/O here; every regex
 // is linear-time, and patterns that need a context word only scan the text around such words.
 import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
-import { minimumDigits, requiredLiterals } from '../literals/required.js';
+import { minimumDigits } from '../literals/required.js';
 import { SURFACES, type DetectContext, type Detection, type Detector } from '../types.js';
 import { DEFAULT_PACKS, PII_PATTERNS, type PiiPattern, type Verdict } from './packs.js';
 
@@ -44,8 +44,12 @@ function wordRegex(words: readonly string[] | undefined): RegExp | undefined {
 const contextEntries: LiteralEntry[] = [];
 const COMPILED: readonly CompiledPattern[] = PII_PATTERNS.map((pattern, index) => {
   const context = wordRegex(pattern.contextWords);
-  // Patterns that report only next to a context word need one: the automaton says whether any is there.
-  const literals = pattern.baseScore === 0 && context !== undefined ? requiredLiterals(context) : undefined;
+  // Patterns that report only next to a context word need one: the automaton, run over the
+  // lower-cased text, says whether any word's first token is there ("date" of "date of birth").
+  const literals =
+    pattern.baseScore === 0 && pattern.contextWords !== undefined && pattern.contextWords.length > 0
+      ? pattern.contextWords.map((word) => word.toLowerCase().split(' ')[0]!)
+      : undefined;
   for (const literal of literals ?? []) contextEntries.push({ literal, owner: index });
   return {
     pattern,
@@ -56,7 +60,7 @@ const COMPILED: readonly CompiledPattern[] = PII_PATTERNS.map((pattern, index) =
     contextOwner: literals === undefined ? -1 : index,
   };
 });
-const CONTEXT_GATE = new LiteralAutomaton(contextEntries, { foldCase: true });
+const CONTEXT_GATE = new LiteralAutomaton(contextEntries);
 
 function countDigits(text: string): number {
   let digits = 0;
@@ -226,7 +230,7 @@ export function detectPii(text: string, context?: DetectContext): Detection[] {
   const deadline = context?.deadline;
   const candidates: Candidate[] = [];
   const digits = countDigits(text);
-  const contextPresent = CONTEXT_GATE.scan(text);
+  const contextPresent = CONTEXT_GATE.scan(text.toLowerCase());
   for (const compiled of COMPILED) {
     if (!packs.has(compiled.pattern.pack) || digits < compiled.minDigits) continue;
     if (compiled.contextOwner >= 0 && contextPresent[compiled.contextOwner] !== 1) continue;
