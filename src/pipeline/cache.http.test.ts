@@ -59,6 +59,11 @@ describe.each(DIALECTS)('detection cache (%s)', (dialect) => {
     await ctx.gateway.app.services.recorder.flush();
     const traces = await ctx.gateway.store.db.selectFrom('traces').select('id').where('agent', '=', 'cache-agent').execute();
     expect(traces.map((row) => row.id).sort()).toEqual([first.decision_id, second.decision_id].sort());
+    // The answer from the cache is not a detector run: statistics and latency histograms count one.
+    const listed = await json(ctx.gateway.request('/api/detectors'));
+    expect(listed.items.find((item: { key: string }) => item.key === 'test.counting').stats.runs).toBe(1);
+    const metrics = await (await ctx.gateway.request('/metrics')).text();
+    expect(metrics).toMatch(/parapet_detector_duration_seconds_count\{detector="test\.counting"\} 1\n/);
   });
 
   it('runs again for another surface, another text or a changed detector set', async () => {
