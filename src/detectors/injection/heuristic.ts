@@ -647,13 +647,21 @@ function atLeastQuestions(text: string, n: number): boolean {
   return count >= n;
 }
 
+/** Question/answer pairs from which a dialogue counts as many-shot on its shape alone. */
+const MANY_SHOT_PAIRS = 8;
+
 /** Persona switch plus removed restriction in one sentence: the spec's definition of JAILBREAK. */
 function addJailbreaks(findings: Finding[], original: string): void {
   const shots = manyShot(original);
   if (shots) {
+    // Few-shot prompting ("Q: capital of France? A: Paris. Q: ...") has the same shape and is
+    // everyday use: the shape alone stays under the thresholds. It counts as an attack at the scale
+    // of many-shot jailbreaking, or next to another cue (a secret, the system prompt, an override).
+    const cue = findings.some((f) => f.score >= 0.3);
+    const many = shots.pairs >= MANY_SHOT_PAIRS;
     findings.push({
-      entity: P + 'JAILBREAK', score: 0.72, start: shots.start, end: shots.end, family: 'many-shot', view: 'text',
-      explanation: `many-shot: ${shots.pairs} fabricated question/answer turns ending on an open question`,
+      entity: P + 'JAILBREAK', score: cue || many ? 0.75 : 0.5, start: shots.start, end: shots.end, family: 'many-shot', view: 'text',
+      explanation: `many-shot: ${shots.pairs} fabricated question/answer turns ending on an open question${cue ? ', with another injection cue' : ''}`,
     });
   }
   const flood = repeatedRun(original);
