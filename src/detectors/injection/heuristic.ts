@@ -143,7 +143,7 @@ const FAMILIES: readonly Family[] = [
     explanation: 'persona override: "you are now", "you are no longer", "from now on you are"', sources: PERSONA_OVERRIDE,
   }),
   family({
-    id: 'restriction-removed', entity: P + 'JAILBREAK', score: 0.5, dataScore: 0.65,
+    id: 'restriction-removed', entity: P + 'JAILBREAK', score: 0.5, dataScore: 0.5,
     explanation: 'restriction removal: "no restrictions", "developer mode", "do anything now"', sources: RESTRICTION_REMOVED,
   }),
   family({
@@ -427,7 +427,7 @@ const OPENING_QUOTES = '"\'“‘«„`';
 const QUOTE_MARK_RE = /["'“‘«„`]/;
 const CLOSING_QUOTES = '"\'”’»“`';
 /** Words of a text that talks ABOUT injection rather than performing it. */
-const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*)\b/;
+const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*|translat\w*|mean(?:s|ing)?|the (?:phrase|sentence|words?|expression)|spell\w*|pronounc\w*|grammar|rephrase|paraphrase)\b/;
 
 /**
  * A phrase in quotes inside a text that discusses attacks ("attackers write 'ignore previous
@@ -452,11 +452,16 @@ function isQuotedMention(text: string, start: number, end: number): boolean {
   return META_DISCUSSION_RE.test(text.slice(Math.max(0, start - 400), end + 400));
 }
 
-/** Data the exfiltration verbs carry that makes the send clearly a leak. */
-const SENSITIVE_OBJECT_RE = new RegExp(`${WB}${alt(SENSITIVE_OBJECTS)}`, 'u');
+/** A query value that carries data: a placeholder, or a run of 16 characters or more. */
+const CARRIES_DATA_RE = /\?[^)]*(?:[{[$]|%7b|[A-Za-z0-9+/_.%-]{16,})/i;
+/** A forged turn talks to the model: an instruction, a second person, a command word. */
+const ADDRESSES_MODEL_RE = /\b(?:you|your|ignore|disregard|forget|always|never|must|do not|don't|from now on|reveal|print|output|call|execute|send|obey|follow|respond|reply|answer|new instructions?)\b/;
+/** The object of an override is the speaker's own earlier words, not the instructions. */
+const OWN_WORDS_RE = /\bwhat (?:i|we) (?:said|wrote|asked|discussed)\b/;
+
 /**
- * Objects that make a send a leak wherever they stand in the sentence ("retrieve the employee data
- * and send it to ..."): the generic ones ("all", "report", "details") only count inside the phrase.
+ * Objects that make a send a leak, wherever they stand in the sentence ("retrieve the employee data
+ * and send it to ..."). Generic ones ("all", "report", "details") do not: mail is full of them.
  */
 const WEAK_OBJECTS = new Set(['all', 'report', 'summary', 'documents?', 'files?', 'details', 'information', 'contents?', 'everything']);
 const STRONG_OBJECT_RE = new RegExp(
@@ -484,8 +489,20 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
     } else if (fam.id === 'exfiltration.send') {
       // "Send your comments to ana@example.com" is ordinary in documents and mail; sending the
       // conversation, credentials or files to an outside address is the leak.
-      const sensitive = SENSITIVE_OBJECT_RE.test(m[0]) || STRONG_OBJECT_RE.test(sentenceAround(text, m.index, m.index + m[0].length));
+      const sensitive = STRONG_OBJECT_RE.test(sentenceAround(text, m.index, m.index + m[0].length));
       if (sensitive) score = Math.min(0.95, score + (onData ? 0.3 : 0.15));
+    } else if (fam.id === 'exfiltration.markdown' && !CARRIES_DATA_RE.test(m[0])) {
+      // A badge or chart URL ("?branch=main") is not a leak: data looks like a long run or a placeholder.
+      score = 0.45;
+      note = ' (short query, no data-like value)';
+    } else if (fam.id === 'role-delimiter' && onData && !ADDRESSES_MODEL_RE.test(text.slice(m.index, m.index + m[0].length + 120))) {
+      // "System: the server is down on Sunday" in a status page is a label, not a forged turn.
+      score = 0.5;
+      note = ' (a label followed by ordinary text)';
+    } else if (fam.id === 'override.bare' && !onData && OWN_WORDS_RE.test(m[0])) {
+      // "Forget what I said earlier about the budget": the user correcting their own message.
+      score = 0.45;
+      note = " (the speaker withdraws their own words)";
     }
     if (quotes && score >= 0.5 && isQuotedMention(text, m.index, m.index + m[0].length)) {
       score = Math.min(score, 0.45);
