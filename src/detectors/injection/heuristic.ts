@@ -465,7 +465,11 @@ const OWN_WORDS_RE = /\bwhat (?:i|we) (?:said|wrote|asked|discussed)\b/;
  */
 const WEAK_OBJECTS = new Set(['all', 'report', 'summary', 'documents?', 'files?', 'details', 'information', 'contents?', 'everything']);
 const STRONG_OBJECT_RE = new RegExp(
-  `${WB}${alt([...SENSITIVE_OBJECTS.filter((word) => !WEAK_OBJECTS.has(word)), "user(?:'s|s)?", 'messages?', 'e-?mails', 'employees?', 'customers?', 'empleados', 'clientes', 'utilisateurs', 'benutzer', 'usuários', 'utenti'])}`,
+  `${WB}${alt([
+    ...SENSITIVE_OBJECTS.filter((word) => !WEAK_OBJECTS.has(word)), "user(?:'s|s)?", 'messages?', 'e-?mails', 'employees?', 'customers?',
+    'empleados', 'clientes', 'utilisateurs', 'benutzer', 'usuários', 'utenti', 'bank', 'financial', 'medical', 'health records?',
+    'credit cards?', 'ssn', 'social security', 'address book', 'contacts',
+  ])}`,
   'u',
 );
 

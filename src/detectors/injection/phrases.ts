@@ -389,6 +389,9 @@ export const PERSONA_OVERRIDE = groupByScript([
   `${WB}now,? you are (?:an?|the|my|called|named)\\b`,
   `${WB}you will now (?:act|be|behave|respond|pretend|roleplay|play)`,
   `${WB}(?:you are|you're)(?: now)? (?:dan|[a-z]{2,15}gpt|[a-z]{2,15}bot)\\b`,
+  // "you are AIM, an unfiltered and amoral chatbot": a name, a comma, then what kind of AI it is
+  // (without the comma, "you're just a cutting-edge language model" is a compliment, not a persona).
+  `${WB}(?:you are|you're|you will be)(?: now)? [a-z][a-z0-9_-]{1,20}, an? (?:[a-z-]{2,20} ){0,4}(?:chatbot|ai|assistant|model|bot|language model)\\b`,
   `${WB}(?:forget|stop being|stop acting like) (?:that )?(?:you(?:'re| are) )?(?:an?|the) (?:ai|assistant|language model|chatbot)`,
   `${WB}your (?:new )?name is now`,
   `${WB}(?:immerse|transform) yourself into (?:the role|another)`,
