@@ -124,17 +124,11 @@ export class LiteralAutomaton {
 
   /** Marks in `found` (one byte per owner) every owner with a literal in `text`; returns `found`. */
   scan(text: string, found: Uint8Array = new Uint8Array(this.ownerCount)): Uint8Array {
-    const { classOf, outputStart, outputOwners, fold, delta, width } = this;
+    const { outputStart, outputOwners } = this;
     let state = 0;
     for (let i = 0; i < text.length; i += 1) {
-      const unit = fold ? foldUnit(text.charCodeAt(i)) : text.charCodeAt(i);
-      const cls = classOf[unit]!;
-      if (cls === 0) state = 0;
-      else if (cls < width) state = delta[state * width + cls]!;
-      else state = this.step(state, cls);
-      const from = outputStart[state]!;
-      const to = outputStart[state + 1]!;
-      for (let k = from; k < to; k += 1) found[outputOwners[k]!] = 1;
+      state = this.advance(state, text.charCodeAt(i));
+      for (let k = outputStart[state]!; k < outputStart[state + 1]!; k += 1) found[outputOwners[k]!] = 1;
     }
     return found;
   }
@@ -144,20 +138,22 @@ export class LiteralAutomaton {
    * the start offsets in the order the literals end (not necessarily ascending), or is undefined.
    */
   starts(text: string): Array<number[] | undefined> {
-    const { classOf, outputStart, outputOwners, outputLengths, fold, delta, width } = this;
+    const { outputStart, outputOwners, outputLengths } = this;
     const starts: Array<number[] | undefined> = [];
     let state = 0;
     for (let i = 0; i < text.length; i += 1) {
-      const unit = fold ? foldUnit(text.charCodeAt(i)) : text.charCodeAt(i);
-      const cls = classOf[unit]!;
-      if (cls === 0) state = 0;
-      else if (cls < width) state = delta[state * width + cls]!;
-      else state = this.step(state, cls);
-      const from = outputStart[state]!;
-      const to = outputStart[state + 1]!;
-      for (let k = from; k < to; k += 1) (starts[outputOwners[k]!] ??= []).push(i + 1 - outputLengths[k]!);
+      state = this.advance(state, text.charCodeAt(i));
+      for (let k = outputStart[state]!; k < outputStart[state + 1]!; k += 1) (starts[outputOwners[k]!] ??= []).push(i + 1 - outputLengths[k]!);
     }
     return starts;
+  }
+
+  /** The state after reading one code unit (small enough for V8 to inline into the loops above). */
+  private advance(state: number, code: number): number {
+    const cls = this.classOf[this.fold ? foldUnit(code) : code]!;
+    if (cls === 0) return 0;
+    if (cls < this.width) return this.delta[state * this.width + cls]!;
+    return this.step(state, cls);
   }
 
   private step(state: number, cls: number): number {
