@@ -239,7 +239,7 @@ export class Pipeline {
       sha256: createHash('sha256').update(content).digest('hex'),
       redacted: () => (redacted ??= redact(content, detections)),
     };
-    if (Object.isFrozen(detections)) this.storedByResult.set(detections, stored);
+    this.storedByResult.set(detections, stored);
     return stored;
   }
 

@@ -98,11 +98,11 @@ export class Recorder {
   }
 
   private async write(batch: Recording[]): Promise<void> {
-    const findings = mergeFindings(batch.flatMap((recording) => recording.findings));
+    const findings = mergeFindings(batch.flatMap((recording) => recording.findings)).map(findingParams);
     const sqliteFile = this.store.sqliteFile;
     if (sqliteFile !== undefined) {
       this.writer ??= new SqliteWriter(sqliteFile);
-      await this.writer.write(batch.map((recording) => recording.trace), findings.map(findingParams));
+      await this.writer.write(batch.map((recording) => recording.trace), findings);
       return;
     }
     await this.store.db.transaction().execute(async (trx) => {
@@ -112,26 +112,10 @@ export class Recorder {
           .values(batch.slice(index, index + 100).map((recording) => recording.trace))
           .execute();
       }
-      for (const { finding, count } of findings) {
-        const rank = SEVERITY_RANK[finding.severity];
+      for (const { count, ...finding } of findings) {
         await trx
           .insertInto('findings')
-          .values({
-            id: newId('fnd'),
-            fingerprint: finding.fingerprint,
-            type: finding.type,
-            severity: finding.severity,
-            severity_rank: rank,
-            status: 'open',
-            title: finding.title,
-            subject: finding.subject,
-            agent: finding.agent,
-            at: finding.at,
-            last_seen_at: finding.at,
-            occurrences: count,
-            evidence: JSON.stringify(finding.evidence),
-            decision_id: finding.decisionId,
-          })
+          .values({ ...finding, status: 'open', last_seen_at: finding.at, occurrences: count })
           .onConflict((conflict) =>
             conflict.column('fingerprint').doUpdateSet({
               occurrences: sql`findings.occurrences + ${count}`,

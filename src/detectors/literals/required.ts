@@ -67,31 +67,29 @@ function product(left: readonly string[], right: readonly string[]): string[] | 
 }
 
 /**
- * Set while analysing a case-insensitive expression: only ASCII characters are then taken as
- * literals (their case variants are the two ASCII letters), any other character counts as unknown.
+ * A literal character, or undefined when it cannot be one: with `ascii` (a case-insensitive
+ * expression) only ASCII characters count, since only their case variants are folded.
  */
-let asciiOnly = false;
-
-function literalChar(code: number): string | undefined {
-  return asciiOnly && code > 0x7f ? undefined : String.fromCodePoint(code);
+function literalChar(code: number, ascii: boolean): string | undefined {
+  return ascii && code > 0x7f ? undefined : String.fromCodePoint(code);
 }
 
-function characterInfo(node: AST.Character): Info {
-  const char = literalChar(node.value);
+function characterInfo(node: AST.Character, ascii: boolean): Info {
+  const char = literalChar(node.value, ascii);
   return char === undefined ? UNKNOWN : { exact: [char] };
 }
 
-function classInfo(node: AST.CharacterClass): Info {
+function classInfo(node: AST.CharacterClass, ascii: boolean): Info {
   if (node.negate) return UNKNOWN;
   const chars: string[] = [];
   for (const element of node.elements) {
     if (element.type === 'Character') {
-      const char = literalChar(element.value);
+      const char = literalChar(element.value, ascii);
       if (char === undefined) return UNKNOWN;
       chars.push(char);
     } else if (element.type === 'CharacterClassRange' && element.max.value - element.min.value < MAX_CLASS) {
       for (let c = element.min.value; c <= element.max.value; c += 1) {
-        const char = literalChar(c);
+        const char = literalChar(c, ascii);
         if (char === undefined) return UNKNOWN;
         chars.push(char);
       }
@@ -101,17 +99,17 @@ function classInfo(node: AST.CharacterClass): Info {
   return chars.length === 0 ? UNKNOWN : { exact: [...new Set(chars)] };
 }
 
-function alternativesInfo(alternatives: readonly AST.Alternative[]): Info {
+function alternativesInfo(alternatives: readonly AST.Alternative[], ascii: boolean): Info {
   // An alternative that can never match (`(?!)`, a placeholder for an empty list) adds nothing.
-  const infos = alternatives.map(sequenceInfo).filter((info) => info.exact === undefined || info.exact.length > 0);
+  const infos = alternatives.map((alternative) => sequenceInfo(alternative, ascii)).filter((info) => info.exact === undefined || info.exact.length > 0);
   if (infos.length === 0) return NEVER;
   const exact = union(infos.map((i) => i.exact));
   if (exact !== undefined && exact.length <= MAX_SET) return { exact };
   return { required: union(infos.map(requiredOf)) };
 }
 
-function quantifierInfo(node: AST.Quantifier): Info {
-  const inner = elementInfo(node.element);
+function quantifierInfo(node: AST.Quantifier, ascii: boolean): Info {
+  const inner = elementInfo(node.element, ascii);
   if (node.min === 0) {
     // `x?` is "x or nothing"; any wider optional repeat says nothing.
     return node.max === 1 && inner.exact !== undefined ? { exact: [...new Set(['', ...inner.exact])] } : UNKNOWN;
@@ -121,17 +119,17 @@ function quantifierInfo(node: AST.Quantifier): Info {
   return { required: requiredOf(inner) };
 }
 
-function elementInfo(node: AST.Element): Info {
+function elementInfo(node: AST.Element, ascii: boolean): Info {
   switch (node.type) {
     case 'Character':
-      return characterInfo(node);
+      return characterInfo(node, ascii);
     case 'CharacterClass':
-      return classInfo(node);
+      return classInfo(node, ascii);
     case 'Group':
     case 'CapturingGroup':
-      return alternativesInfo(node.alternatives);
+      return alternativesInfo(node.alternatives, ascii);
     case 'Quantifier':
-      return quantifierInfo(node);
+      return quantifierInfo(node, ascii);
     case 'Assertion':
       if (node.kind === 'lookahead' && node.negate && node.alternatives.every((a) => a.elements.length === 0)) return NEVER;
       // Boundaries and look-arounds consume nothing.
@@ -147,7 +145,7 @@ function elementInfo(node: AST.Element): Info {
  * (an unknown part, a set grown too large, a string grown too long) the chain so far becomes a
  * candidate required set. The best candidate wins.
  */
-function sequenceInfo(node: AST.Alternative): Info {
+function sequenceInfo(node: AST.Alternative, ascii: boolean): Info {
   const candidates: Array<string[] | undefined> = [];
   let run: string[] | undefined = [''];
   let allExact = true;
@@ -156,7 +154,7 @@ function sequenceInfo(node: AST.Alternative): Info {
     run = undefined;
   };
   for (const element of node.elements) {
-    const info = elementInfo(element);
+    const info = elementInfo(element, ascii);
     candidates.push(info.required);
     if (info.exact === undefined) {
       allExact = false;
@@ -186,13 +184,7 @@ function sequenceInfo(node: AST.Alternative): Info {
 export function requiredLiterals(regex: RegExp): string[] | undefined {
   const ast = parseRegExpLiteral(regex);
   const caseInsensitive = regex.flags.includes('i');
-  asciiOnly = caseInsensitive;
-  let set: string[] | undefined;
-  try {
-    set = requiredOf(alternativesInfo(ast.pattern.alternatives));
-  } finally {
-    asciiOnly = false;
-  }
+  let set = requiredOf(alternativesInfo(ast.pattern.alternatives, caseInsensitive));
   if (set === undefined || !set.every(useful)) return undefined;
   if (caseInsensitive) set = [...new Set(set.map((s) => s.toLowerCase()))];
   // A member that contains a shorter member adds nothing to the filter.
@@ -243,7 +235,7 @@ export function minimumDigits(regex: RegExp): number {
 function sequencePrefixes(elements: readonly AST.Element[]): { prefixes?: string[]; exact: boolean } {
   let run: string[] = [''];
   for (const element of elements) {
-    const info = elementInfo(element);
+    const info = elementInfo(element, false);
     if (info.exact !== undefined) {
       const grown = product(run, info.exact);
       if (grown !== undefined && !grown.some((s) => s.length > MAX_LITERAL)) {

@@ -148,7 +148,7 @@ const COMPILED_CATEGORIES: readonly CompiledCategory[] = CATEGORIES.map(compileC
  * others (nearly all, in ordinary text) skip their regexes. A category whose terms have no
  * required literal is always scanned.
  */
-export const TERM_GATE = ((): { automaton: LiteralAutomaton; always: boolean[] } => {
+const TERM_GATE = ((): { automaton: LiteralAutomaton; always: boolean[] } => {
   const always: boolean[] = [];
   const entries: LiteralEntry[] = [];
   COMPILED_CATEGORIES.forEach((category, owner) => {
