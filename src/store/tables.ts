@@ -111,6 +111,156 @@ export interface PolicyStateTable {
   updated_at: string;
 }
 
+export type AgentStatus = 'approved' | 'pending' | 'rejected';
+export type AgentControl = 'active' | 'quarantined' | 'killed';
+
+export interface AgentsTable {
+  id: string;
+  slug: string;
+  name: string;
+  purpose: string | null;
+  owner_email: string | null;
+  owner_team: string | null;
+  environment: string | null;
+  risk_tier: string | null;
+  /** JSON arrays of strings. */
+  declared_models: string;
+  declared_tools: string;
+  data_classes: string;
+  framework: string | null;
+  status: AgentStatus;
+  identity_id: string | null;
+  /** JSON object: the agent's protections (limits, words, messages). */
+  protections: string;
+  control: AgentControl;
+  control_reason: string | null;
+  control_by: string | null;
+  control_at: string | null;
+  /** JSON arrays: models and tools seen in traffic (registry drift). */
+  seen_models: string;
+  seen_tools: string;
+  first_seen_at: string | null;
+  last_seen_at: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  agent_slug: string;
+  owner: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CapabilitiesTable {
+  id: string;
+  identity_id: string;
+  agent_slug: string;
+  tool_key: string;
+  /** 1 or 0. */
+  requires_approval: number;
+  max_taint: string | null;
+  /** JSON object and JSON array. */
+  constraints: string;
+  actions: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ToolsTable {
+  key: string;
+  name: string;
+  kind: string | null;
+  impact: string | null;
+  description: string | null;
+  /** JSON Schema text. */
+  json_schema: string | null;
+  output_trust: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApprovalsTable {
+  id: string;
+  agent: string;
+  tool: string;
+  arguments_sha256: string;
+  /** JSON of the arguments with detected sensitive values redacted. */
+  arguments: string;
+  decision_id: string;
+  rules: string;
+  reason: string;
+  status: 'pending' | 'approved' | 'denied' | 'used' | 'expired';
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  rationale: string | null;
+  used_at: string | null;
+  used_decision_id: string | null;
+}
+
+export interface SigningKeysTable {
+  id: string;
+  agent_slug: string;
+  key_sealed: string;
+  key_hint: string;
+  created_by: string;
+  created_at: string;
+  valid_until: string | null;
+}
+
+export interface AgentMessagesTable {
+  id: string;
+  at: string;
+  sender: string;
+  recipient: string | null;
+  nonce: string | null;
+  timestamp: number | null;
+  signature_status: string;
+  verdict: string;
+  effective_verdict: string;
+  decision_id: string;
+  content_sha256: string;
+  session_id: string | null;
+}
+
+export interface MessageNoncesTable {
+  sender: string;
+  nonce: string;
+  at: string;
+}
+
+export interface MemoryEntriesTable {
+  id: string;
+  agent: string;
+  subject: string | null;
+  content: string | null;
+  content_sha256: string;
+  provenance: string;
+  taint_source: string | null;
+  verified_by: string | null;
+  verified_at: string | null;
+  ttl_seconds: number | null;
+  verdict: string;
+  decision_id: string;
+  session_id: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}
+
+export interface AgentUsageTable {
+  agent: string;
+  window: string;
+  calls: number;
+  cost_usd: number;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -120,6 +270,16 @@ export interface Database {
   agent_credentials: AgentCredentialsTable;
   audit_entries: AuditEntriesTable;
   meta: MetaTable;
+  agents: AgentsTable;
+  identities: IdentitiesTable;
+  capabilities: CapabilitiesTable;
+  tools: ToolsTable;
+  approvals: ApprovalsTable;
+  signing_keys: SigningKeysTable;
+  agent_messages: AgentMessagesTable;
+  message_nonces: MessageNoncesTable;
+  memory_entries: MemoryEntriesTable;
+  agent_usage: AgentUsageTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -129,3 +289,11 @@ export type AgentCredentialRow = Selectable<AgentCredentialsTable>;
 export type AuditEntryRow = Selectable<AuditEntriesTable>;
 export type TraceRow = Selectable<TracesTable>;
 export type FindingRow = Selectable<FindingsTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type IdentityRow = Selectable<IdentitiesTable>;
+export type CapabilityRow = Selectable<CapabilitiesTable>;
+export type ToolRow = Selectable<ToolsTable>;
+export type ApprovalRow = Selectable<ApprovalsTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type AgentMessageRow = Selectable<AgentMessagesTable>;
+export type MemoryEntryRow = Selectable<MemoryEntriesTable>;
