@@ -5,6 +5,12 @@ import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { destination, pino } from 'pino';
+import { agentRoutes } from './agents/routes.js';
+import { RegistryDirectory } from './agents/directory.js';
+import { AgentService } from './agents/service.js';
+import { DatabaseUsageCounter } from './agents/usage.js';
+import { approvalRoutes } from './approvals/routes.js';
+import { ApprovalService } from './approvals/service.js';
 import { AuditLog } from './audit/log.js';
 import { CredentialResolver } from './auth/resolver.js';
 import { ConfigError, configHash } from './config/load.js';
@@ -21,11 +27,20 @@ import { authPlugin } from './http/auth.js';
 import { errorsPlugin, frameworkError } from './http/errors.js';
 import { edgePlugin } from './http/edge.js';
 import { HttpMetrics } from './http/metrics.js';
+import { identityRoutes } from './identities/routes.js';
+import { IdentityService } from './identities/service.js';
 import { openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { Sealer } from './lib/sealed.js';
+import { memoryRoutes } from './memory/routes.js';
+import { MemoryService } from './memory/service.js';
+import { messageRoutes } from './messages/routes.js';
+import { AgentMessageService } from './messages/service.js';
+import { SigningKeyService } from './messages/signing-keys.js';
 import { DetectionCache } from './pipeline/cache.js';
-import { EMPTY_DIRECTORY, Pipeline, type AgentDirectory } from './pipeline/decide.js';
+import { loadSqlParser } from './pipeline/actions/index.js';
+import { Pipeline, type AgentDirectory } from './pipeline/decide.js';
 import { DecisionMetrics } from './pipeline/metrics.js';
 import { policyRoutes } from './policies/routes.js';
 import { PolicyService } from './policies/service.js';
@@ -37,6 +52,8 @@ import { HealthRegistry } from './system/health.js';
 import { systemRoutes } from './system/routes.js';
 import { GATEWAY_VERSION, VersionRegistry } from './system/version.js';
 import { tokenRoutes } from './tokens/routes.js';
+import { toolRoutes } from './tools/routes.js';
+import { ToolService } from './tools/service.js';
 import { TokenService } from './tokens/service.js';
 
 export interface AppDeps {
@@ -47,7 +64,7 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Defaults to every registered detector (tests pass slow or failing ones). */
   detectors?: readonly Detector[];
-  /** Defaults to a directory in which no agent is registered (the agents area replaces it). */
+  /** Defaults to the agent registry in the database (tests may pass a fixed directory). */
   agents?: AgentDirectory;
 }
 
@@ -63,6 +80,15 @@ export interface Services {
   recorder: Recorder;
   detectors: DetectorService;
   policies: PolicyService;
+  sealer: Sealer;
+  signingKeys: SigningKeyService;
+  messages: AgentMessageService;
+  memory: MemoryService;
+  directory: RegistryDirectory;
+  agents: AgentService;
+  tools: ToolService;
+  approvals: ApprovalService;
+  identities: IdentityService;
 }
 
 export type App = FastifyInstance & { services: Services };
@@ -71,6 +97,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** How often a process reads back the detector switches and pack modes other processes stored. */
 const STATE_SYNC_MS = 1000;
+/** How often orphaned and stale identities are looked for. */
+const IDENTITY_SWEEP_MS = 3_600_000;
 /** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
 const DETECTION_CACHE_MAX_TEXT = 65_536;
 
@@ -91,11 +119,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const decisionMetrics = new DecisionMetrics(metrics.registry);
   let recordingErrors: (error: unknown) => void = () => undefined;
   const recorder = new Recorder(store, { onError: (error) => recordingErrors(error) });
+  const directory = new RegistryDirectory(store, clock, (error) => recordingErrors(error));
+  await directory.start();
+  // SQL action analysis needs the optional parser; without it SQL arguments fail closed.
+  const sqlAnalysis = await loadSqlParser();
+  const approvals = new ApprovalService(store, audit, clock);
   const pipeline = new Pipeline({
     detectors: detectorRegistry,
     policies: policyRegistry,
-    agents: deps.agents ?? EMPTY_DIRECTORY,
+    agents: deps.agents ?? directory,
     recorder,
+    approvals,
+    usage: new DatabaseUsageCounter(store),
     clock,
     cache: new DetectionCache({ maxChars: config.detection_cache_chars, maxTextChars: DETECTION_CACHE_MAX_TEXT }),
     settings: {
@@ -107,18 +142,41 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     observe: decisionMetrics.observe,
   });
+  // Signed agent messages and memory entries are written in batches off the request path; their
+  // write errors go to the app's log once it exists.
+  let writeErrors: (error: unknown) => void = () => undefined;
+  const sealer = new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir });
+  const signingKeys = new SigningKeyService(store, audit, sealer, clock);
+  const credentials = new CredentialService(store, audit, resolver, clock);
+  const tools = new ToolService(store, audit, clock, directory);
+  const agents = new AgentService({ store, audit, clock, recorder, directory, credentials, toolImpact: async (key) => tools.impact(key) });
   const services: Services = {
     clock,
     audit,
     resolver,
     tokens: new TokenService(store, audit, resolver, clock),
-    credentials: new CredentialService(store, audit, resolver, clock),
+    credentials,
     health: new HealthRegistry(store),
     versions: new VersionRegistry(),
     pipeline,
     recorder,
     detectors: new DetectorService(detectorRegistry, config.enabled_detectors, store, audit, clock),
     policies: new PolicyService(policyRegistry, store, audit, clock),
+    sealer,
+    signingKeys,
+    messages: new AgentMessageService(store, signingKeys, clock, {
+      maxSkewSeconds: config.message_max_skew_seconds,
+      onError: (error) => writeErrors(error),
+    }),
+    memory: new MemoryService(store, audit, clock, {
+      unverifiedTtlSeconds: config.memory_unverified_ttl_seconds,
+      onError: (error) => writeErrors(error),
+    }),
+    directory,
+    agents,
+    tools,
+    approvals,
+    identities: new IdentityService({ store, audit, clock, resolver, credentials, agents, directory, recorder }),
   };
   await services.detectors.sync();
   await services.policies.sync();
@@ -133,6 +191,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       .map(({ pack }) => ({ what: `policy pack ${pack.key}`, why: 'in observe: what it detects is reported, not blocked' })),
   ]);
   services.health.addGaps(() => deploymentGaps(config));
+  if (!sqlAnalysis) {
+    services.health.addGaps(() => [
+      { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
+    ]);
+  }
 
   const app = Fastify({
     loggerInstance: logger ?? stdoutLogger(config),
@@ -152,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   recordingErrors = (error) => app.log.error({ err: error }, 'recording decisions failed');
+  writeErrors = (error) => app.log.error({ err: error }, 'recording agent messages or memory entries failed');
   app.setValidatorCompiler(createValidatorCompiler());
   // Only JSON bodies are accepted; anything else is a 415 rather than a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -175,9 +239,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
-  await app.register(guardRoutes, { pipeline });
+  await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
+  await app.register(agentRoutes, { agents });
+  await app.register(identityRoutes, { identities: services.identities });
+  await app.register(toolRoutes, { tools });
+  await app.register(approvalRoutes, { approvals });
   await app.register(detectorRoutes, { detectors: services.detectors });
   await app.register(policyRoutes, { policies: services.policies });
+  await app.register(messageRoutes, { signingKeys: services.signingKeys, messages: services.messages });
+  await app.register(memoryRoutes, { memory: services.memory });
+  app.addHook('onClose', async () => {
+    await Promise.all([services.messages.close(), services.memory.close()]);
+  });
 
   const syncTimer = setInterval(() => {
     Promise.all([services.detectors.sync(), services.policies.sync()]).catch((error: unknown) =>
@@ -185,9 +258,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     );
   }, STATE_SYNC_MS);
   syncTimer.unref();
+  const sweepTimer = setInterval(() => {
+    services.identities.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'looking for orphaned and stale identities failed'));
+  }, IDENTITY_SWEEP_MS);
+  sweepTimer.unref();
 
   app.addHook('onClose', async () => {
     clearInterval(syncTimer);
+    clearInterval(sweepTimer);
+    await directory.close();
     await recorder.close();
     await resolver.close();
   });

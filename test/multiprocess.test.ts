@@ -1,5 +1,6 @@
 // Several gateway processes on one PostgreSQL database act as one gateway: they start together
-// safely, honour each other's tokens, and a revocation through one reaches the others within 2 s.
+// safely, honour each other's tokens, and a revocation, a kill or a quarantine through one reaches
+// the others within 2 s.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,44 @@ describe('two gateway processes on one PostgreSQL database', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(refusedAfter).toBeLessThan(2000);
+  });
+
+  /** Milliseconds until `second` blocks the agent's tool call, after `stop` ran on `first`. */
+  async function stopPropagation(slug: string, how: 'kill' | 'quarantine'): Promise<{ ms: number; rule: string | undefined }> {
+    const trafficToken = ((await (await call(first, '/api/tokens', adminToken, { method: 'POST', body: '{"role":"traffic"}' })).json()) as { token: string }).token;
+    expect((await call(first, '/api/agents', adminToken, { method: 'POST', body: JSON.stringify({ slug, owner_email: 'o@example.com', declared_tools: ['lookup'] }) })).status).toBe(201);
+    expect((await call(first, `/api/agents/${slug}/access`, adminToken, { method: 'POST', body: '{"tool_key":"lookup"}' })).status).toBe(201);
+    // A new argument each time: the same call over and over would be stopped as a loop.
+    let sequence = 0;
+    const toolCall = async (server: ServerProcess) =>
+      (await (await call(server, '/v1/guard/tool_call', trafficToken, { method: 'POST', body: JSON.stringify({ agent: slug, tool: 'lookup', arguments: { id: sequence++ } }) })).json()) as {
+        verdict: string;
+        rules_fired: Array<{ rule_id: string }>;
+      };
+    // The grant reached the second process (its registry view reloads on the revision).
+    const grantedAt = Date.now();
+    while ((await toolCall(second)).verdict !== 'allow' && Date.now() - grantedAt < 5000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await toolCall(second)).verdict).toBe('allow');
+    const stoppedAt = Date.now();
+    expect((await call(first, `/api/agents/${slug}/${how}`, adminToken, { method: 'POST', body: '{"reason":"test"}' })).status).toBe(200);
+    while (Date.now() - stoppedAt < 5000) {
+      const decision = await toolCall(second);
+      if (decision.verdict === 'block') return { ms: Date.now() - stoppedAt, rule: decision.rules_fired[0]?.rule_id };
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return { ms: Number.POSITIVE_INFINITY, rule: undefined };
+  }
+
+  it('blocks a killed agent on the other process within 2 s', async () => {
+    const { ms, rule } = await stopPropagation('mp-killed', 'kill');
+    expect(rule).toBe('agent.killed');
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('blocks a quarantined agent on the other process within 2 s', async () => {
+    const { ms, rule } = await stopPropagation('mp-quarantined', 'quarantine');
+    expect(rule).toBe('agent.quarantined');
+    expect(ms).toBeLessThan(2000);
   });
 
   it('stores the environment admin token once although both processes started with it', async () => {

@@ -62,6 +62,12 @@ export const ConfigSchema = Type.Object(
       default: null,
       description: 'a token of at least 16 characters accepted as an admin operator token',
     }),
+    secret_key: Type.Union([Type.String({ minLength: 32 }), Type.Null()], {
+      default: null,
+      description:
+        'a string of at least 32 characters from which the key that encrypts stored secrets (signing keys) is derived; ' +
+        'unset, a random key is kept in <data_dir>/secret-key. Gateways sharing one PostgreSQL database must share it',
+    }),
     auth_cache_ms: Type.Integer({
       minimum: 0,
       maximum: 2000,
@@ -87,6 +93,19 @@ export const ConfigSchema = Type.Object(
       enum: ['none', 'redacted', 'full'],
       default: 'redacted',
       description: 'none, redacted or full: how much checked content a decision record keeps',
+    }),
+    // Signed agent messages (spec 01 §5 rule 4) and memory decay (spec 01 §3 "Memory entry")
+    message_max_skew_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 86_400,
+      default: 300,
+      description: 'seconds a signed agent message timestamp may differ from the gateway clock (1 to 86400)',
+    }),
+    memory_unverified_ttl_seconds: Type.Integer({
+      minimum: 1,
+      maximum: 315_360_000,
+      default: 604_800,
+      description: 'seconds after which an unverified memory entry decays (expires) unless it is verified',
     }),
     // Detectors (spec 01 §2.4)
     enabled_detectors: StringList('a JSON list of detector keys', DEFAULT_DETECTORS),
@@ -129,7 +148,12 @@ export type Config = Static<typeof ConfigSchema>;
 export type ConfigKey = keyof Config;
 
 /** Settings whose values never appear in logs, `/api/version` hashes or answers. */
-export const SECRET_KEYS: readonly ConfigKey[] = ['admin_token', 'upstream_openai_api_key', 'upstream_anthropic_api_key'];
+export const SECRET_KEYS: readonly ConfigKey[] = [
+  'admin_token',
+  'secret_key',
+  'upstream_openai_api_key',
+  'upstream_anthropic_api_key',
+];
 
 /** Settings that change what a decision is; `/api/version` hashes them so a verdict can be reproduced. */
 export const DECISION_KEYS: readonly ConfigKey[] = [

@@ -65,6 +65,11 @@ export class CredentialService {
     return { ...this.toWire(row), credential: raw };
   }
 
+  /** Drops revoked credentials from this process's cache, so that they stop working at once here. */
+  forgetHashes(hashes: readonly string[]): void {
+    for (const hash of hashes) this.resolver?.forget(hash);
+  }
+
   async revoke(caller: Principal, id: string, action = 'credential.revoke'): Promise<Credential> {
     const row = await credentials.findCredentialById(this.store.db, id);
     if (row === undefined) throw notFound('credential', id);

@@ -31,11 +31,28 @@ export interface RaiseContext {
   fired: readonly FiredRule[];
   runs: readonly DetectorRun[];
   at: string;
+  /** Tool calls: where argument taint came from, and whether the tool is outside the declaration. */
+  toolCall?: { taint: { level: number; sources: Record<string, string> }; undeclared: boolean };
 }
 
 /** Why a containment happened, in the words of spec 01 §2.6. */
 const CONTAINMENT_CAUSE: Record<string, string> = {
   'capability.denied': 'no permission',
+  'capability.action_denied': 'no permission',
+  'capability.approval_required': 'approval required',
+  'capability.taint_exceeded': 'untrusted data',
+  'capability.constraint_violated': 'data scope',
+  'taint.hostile_arguments': 'untrusted data',
+  'action.destructive_total': 'destructive',
+  'action.destructive_broad': 'blast radius',
+  'action.broad_reach': 'blast radius',
+  'action.unanalysable': 'fail closed',
+  'action.privilege_escalation': 'composition',
+  'runs.loop_detected': 'runaway',
+  'runs.budget_exceeded': 'limit exceeded',
+  'agent.killed': 'another policy rule',
+  'agent.quarantined': 'another policy rule',
+  'agent_message.signature': 'tamper',
   'tool.not_declared': 'unknown tool',
   'completion.unverified_claim': 'unverified completion',
   'pipeline.fail_closed': 'fail closed',
@@ -93,6 +110,24 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
       tool: call.tool,
       cause: CONTAINMENT_CAUSE[rule.rule_id] ?? 'another policy rule',
     }, rule.severity);
+  }
+  const toolCall = context.toolCall;
+  if (toolCall !== undefined && call.tool !== undefined) {
+    // A tool call whose arguments came from untrusted content exists because of that content;
+    // it is a problem when the content carried an injection or a rule stopped the call for it.
+    const stoppedForTaint = context.fired.some(
+      (rule) => (rule.rule_id === 'capability.taint_exceeded' || rule.rule_id === 'taint.hostile_arguments') && rule.effect !== 'allow',
+    );
+    if (toolCall.taint.level >= 1 || (toolCall.taint.level > 0 && stoppedForTaint)) {
+      add('control_flow', [call.tool, ...Object.keys(toolCall.taint.sources).sort()], `Tool call ${call.tool} driven by untrusted content`, {
+        tool: call.tool,
+        tainted_arguments: toolCall.taint.sources,
+        taint: toolCall.taint.level >= 1 ? 'hostile' : 'untrusted',
+      });
+    }
+    if (context.registered && toolCall.undeclared) {
+      add('registry_drift', ['tool', call.tool], `Agent ${call.agent} called ${call.tool}, which it does not declare`, { tool: call.tool, seen: 'tool' });
+    }
   }
   for (const run of context.runs) {
     if (run.status === 'ok') continue;

@@ -80,7 +80,40 @@ const FiredRuleSchema = Type.Object({
   score: Type.Optional(Type.Number()),
   detector: Type.Optional(Type.String()),
   span: Type.Optional(Type.Object({ start: Type.Integer(), end: Type.Integer() })),
+  approved_by: Type.Optional(Type.String({ description: 'the approval that satisfied this escalation' })),
 });
+
+const ToolCallFactsSchema = Type.Object(
+  {
+    taint: Type.Object({
+      level: StringEnum(['trusted', 'untrusted', 'hostile']),
+      sources: Type.Record(Type.String(), Type.String(), { description: 'argument → where its taint came from' }),
+    }),
+    capability: Type.Object({
+      outcomes: Type.Array(Type.String()),
+      grant_id: Nullable(Type.String()),
+      problems: Type.Array(Type.String()),
+    }),
+    action: Nullable(
+      Type.Object({
+        kinds: Type.Array(Type.String()),
+        destructive: Type.Boolean(),
+        blast_radius: StringEnum(['none', 'narrow', 'broad', 'total']),
+        unanalysable: Type.Array(Type.String()),
+        escalation: Nullable(Type.Object({ chain: Type.Array(Type.String()), reason: Type.String() })),
+        findings: Type.Array(
+          Type.Object({ kind: Type.String(), argument: Type.String(), radius: Type.String(), reason: Type.String() }),
+        ),
+      }),
+    ),
+    loop: Type.Object({ detected: Type.Boolean(), repeats: Type.Integer() }),
+    budget: Type.Object({ exceeded: Type.Boolean(), used: Nullable(Type.Integer()), limit: Nullable(Type.Integer()) }),
+    approval: Type.Optional(
+      Type.Object({ id: Type.String(), outcome: StringEnum(['used', 'not_valid']), why: Type.Optional(Type.String()) }),
+    ),
+  },
+  { description: 'tool calls: taint, capability check, action analysis, loop and budget state' },
+);
 
 export const DecisionSchema = Type.Object({
   decision_id: Type.String(),
@@ -101,6 +134,7 @@ export const DecisionSchema = Type.Object({
       }),
     ),
     dispute: Type.Object({ endpoint: Type.String(), decision_id: Type.String() }),
+    tool_call: Type.Optional(ToolCallFactsSchema),
   }),
   entities: Type.Array(Type.String()),
   degraded: Type.Array(Type.String()),

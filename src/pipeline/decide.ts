@@ -8,27 +8,19 @@ import { UNTRUSTED_SURFACES, type Detection, type DetectorSettings, type Surface
 import { findingsFor } from '../findings/raise.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { evaluate, type CallFacts, type FiredRule } from '../policy/evaluate.js';
+import { evaluate, strongest, type CallFacts, type FiredRule } from '../policy/evaluate.js';
 import type { PolicyRegistry } from '../policy/registry.js';
-import type { Mode, Verdict } from '../policy/schema.js';
+import type { BlastRadius, Mode, Verdict } from '../policy/schema.js';
 import type { Recorder } from '../recording/recorder.js';
+import { analyseAction, type ActionFacts } from './actions/index.js';
+import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
+import { actionsOf, allowedHosts, checkCapability, type CapabilityCheck } from './capability.js';
 import { runDetectors, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
+import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
+import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
 
-/** What the pipeline knows of an agent; the agent registry provides it (default: nobody is registered). */
-export interface AgentFacts {
-  registered: boolean;
-  declaredTools: readonly string[] | null;
-  grants: ReadonlySet<string>;
-}
-
-export interface AgentDirectory {
-  lookup(slug: string): AgentFacts;
-}
-
-export const EMPTY_DIRECTORY: AgentDirectory = {
-  lookup: () => ({ registered: false, declaredTools: null, grants: new Set() }),
-};
+export { EMPTY_DIRECTORY, type AgentDirectory, type AgentFacts } from './agents.js';
 
 export interface GuardCall {
   agent: string;
@@ -37,13 +29,25 @@ export interface GuardCall {
   taintSource?: string;
   provenance?: Record<string, string>;
   tool?: string;
+  /** A tool call's arguments as sent (content is their JSON). */
+  arguments?: Record<string, unknown>;
+  priorTools?: readonly string[];
+  priorSteps?: readonly unknown[];
+  /** An approval a person gave for this exact call (same agent, tool and arguments); used once. */
+  approvalId?: string;
   completion?: Record<string, unknown> | null;
   jsonSchema?: Record<string, unknown>;
   sessionId?: string;
   traceId?: string;
   environment?: string;
   intent?: string;
+  /** agent_message: the recipient and what the signature check found. */
+  recipient?: string;
+  signature?: SignatureStatus;
 }
+
+/** What the signature check of an inter-agent message found (see src/messages). */
+export type SignatureStatus = 'valid' | 'unsigned' | 'no_key' | 'bad_signature' | 'stale' | 'replayed' | 'incomplete';
 
 export interface FiredRuleView {
   rule_id: string;
@@ -55,6 +59,18 @@ export interface FiredRuleView {
   score?: number;
   detector?: string;
   span?: { start: number; end: number };
+  /** The approval that satisfied this escalation. */
+  approved_by?: string;
+}
+
+/** Facts besides detections that took part in a tool call's decision. */
+export interface ToolCallFacts {
+  taint: { level: 'trusted' | 'untrusted' | 'hostile'; sources: Record<string, string> };
+  capability: { outcomes: string[]; grant_id: string | null; problems: string[] };
+  action: { kinds: string[]; destructive: boolean; blast_radius: BlastRadius; unanalysable: string[]; escalation: { chain: string[]; reason: string } | null; findings: Array<{ kind: string; argument: string; radius: string; reason: string }> } | null;
+  loop: { detected: boolean; repeats: number };
+  budget: { exceeded: boolean; used: number | null; limit: number | null };
+  approval?: { id: string; outcome: 'used' | 'not_valid'; why?: string };
 }
 
 export interface Decision {
@@ -69,11 +85,14 @@ export interface Decision {
     /** `cached`: the result of an earlier run on the same text; `ms` is then 0. */
     detectors: Array<{ key: string; status: DetectorStatus; matched: boolean; ms: number; cached?: boolean }>;
     dispute: { endpoint: string; decision_id: string };
+    tool_call?: ToolCallFacts;
   };
   entities: string[];
   degraded: string[];
   /** The content with personal data masked or tokenized, when an enforcing rule says so. */
   transformed_content?: string;
+  /** The approval a held tool call waits for (verdict escalate). */
+  approval_id?: string;
 }
 
 export interface PipelineSettings {
@@ -82,6 +101,14 @@ export interface PipelineSettings {
   failMode: 'open' | 'closed';
   detectorSettings: DetectorSettings;
   recordContent: 'none' | 'redacted' | 'full';
+}
+
+/** Approvals for held tool calls (src/approvals). */
+export interface ApprovalGate {
+  /** Creates a pending approval for a held call; returns its id. */
+  hold(input: { agent: string; tool: string; argumentsDigest: string; arguments: string; decisionId: string; rules: string[]; reason: string }): Promise<string>;
+  /** Uses an approved approval once for the same agent, tool and arguments; says why not otherwise. */
+  use(input: { approvalId: string; agent: string; tool: string; argumentsDigest: string; decisionId: string }): Promise<{ ok: true } | { ok: false; why: string }>;
 }
 
 export interface PipelineDeps {
@@ -93,6 +120,9 @@ export interface PipelineDeps {
   settings: PipelineSettings;
   /** Detections by exact content; absent or disabled: every check runs the detectors. */
   cache?: DetectionCache;
+  approvals?: ApprovalGate;
+  /** Per-agent call counts across processes; absent: hourly limits are not enforced. */
+  usage?: UsageCounter;
   /** Called with every decision, after it is assembled (metrics). */
   observe?: (decision: Decision, surface: Surface, runs: readonly DetectorRun[], latencyMs: number) => void;
 }
@@ -106,33 +136,64 @@ const FAIL_CLOSED: FiredRule = {
   detector_rule: false,
 };
 
+/** Surfaces whose calls act on the world: a quarantined agent may still talk, not act. */
+const ACTING_SURFACES: ReadonlySet<Surface> = new Set(['tool_args', 'memory_write', 'agent_message']);
+/** An injection at this score in untrusted content makes the values taken from it hostile. */
+const HOSTILE_SCORE = 0.6;
+
 export class Pipeline {
   // Tokens for personal data are keyed per process: stable within a conversation, useless outside.
   private readonly tokenKey = randomBytes(32);
   private readonly storedByResult = new WeakMap<readonly Detection[], { sha256: string; redacted: () => string }>();
+  private readonly sessions = new SessionTaint();
+  private readonly loops = new LoopTracker();
 
   constructor(private readonly deps: PipelineDeps) {}
 
   async decide(call: GuardCall): Promise<Decision> {
+    return (await this.decideAndRecord(call)).decision;
+  }
+
+  /**
+   * The Decision plus what was recorded of the content (its digest, and the content as
+   * `record_content` allows), for callers that keep their own records (memory entries, agent
+   * messages).
+   */
+  async decideAndRecord(call: GuardCall): Promise<Decided> {
     const started = performance.now();
-    const { policies, settings } = this.deps;
-    const agent = this.deps.agents.lookup(call.agent);
-    const run = await this.detect(call);
+    const { policies, settings, agents: directory } = this.deps;
+    const agent = directory.lookup(call.agent);
+    directory.observe?.(call.agent, call.tool === undefined ? {} : { tool: call.tool });
+    const stop = stoppedRule(agent, call.surface);
+    if (stop !== null) return this.finish(call, agent, emptyRun(), [stop], { verdict: 'block', effective: 'block', decisive: stop, mode: 'enforce' }, started);
+
+    const tool = call.tool === undefined ? undefined : directory.tool?.(call.tool);
+    const schemaCall = call.jsonSchema === undefined && tool !== undefined && tool.jsonSchema !== null ? { ...call, jsonSchema: tool.jsonSchema } : call;
+    const run = await this.detect(schemaCall);
+    const nowMs = this.deps.clock.now().getTime();
+    if (call.sessionId !== undefined && untrustedContent(call)) {
+      const hostile = run.detections.some((d) => d.entity.startsWith('INJECTION.') && d.score >= HOSTILE_SCORE);
+      this.sessions.remember(call.agent, call.sessionId, call.surface, call.content, hostile, nowMs);
+    }
+    const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs) : null;
 
     const packs = policies.packs();
     const facts: CallFacts = {
       surface: call.surface,
       detections: run.detections,
-      taint: taintOf(call),
-      capability: capabilityOf(call, agent),
+      taint: toolFacts?.taintLevel ?? contentTaint(call),
+      capability: toolFacts?.capability.outcomes ?? new Set(),
       completionFacts: call.completion ?? null,
-      // Without a declared card (an unregistered sender) a message cannot be shown to match one.
-      agentCardMismatch: call.surface === 'agent_message' && !agent.registered,
+      agentCardMismatch: call.surface === 'agent_message' && cardMismatch(call, agent, run.detections, directory),
       degraded: run.degraded.length > 0,
-      actionKinds: [],
-      actionDestructive: false,
-      budgetExceeded: false,
-      loopDetected: false,
+      actionKinds: toolFacts?.action?.kinds ?? [],
+      actionDestructive: toolFacts?.action?.destructive ?? false,
+      actionBlastRadius: toolFacts?.action?.blastRadius ?? 'none',
+      actionEscalation: (toolFacts?.action?.escalation ?? null) !== null,
+      actionUnanalysable: (toolFacts?.action?.unanalysable.length ?? 0) > 0,
+      budgetExceeded: toolFacts?.budget.exceeded ?? false,
+      loopDetected: toolFacts?.loop.detected ?? false,
+      signature: call.signature ?? null,
     };
     const evaluation = evaluate(packs, facts);
     let { verdict, effectiveVerdict, decisive } = evaluation;
@@ -156,16 +217,115 @@ export class Pipeline {
       }
     }
 
+    const outcome = { verdict, effective: effectiveVerdict, decisive, mode };
     const decisionId = newId('dec');
+    if (toolFacts !== null) await this.applyApproval(call, toolFacts, fired, outcome, decisionId);
+    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId);
+  }
+
+  /** Taint, capability, action analysis, loop and budget state of one tool call. */
+  private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number): Promise<GatheredToolFacts> {
+    const args = call.arguments ?? {};
+    const taint = this.argumentTaint(call, args, nowMs);
+    const grant = agent.grants.get(tool) ?? agent.grants.get('*') ?? null;
+    const action = analyseAction({
+      tool,
+      arguments: args,
+      ...(call.priorTools === undefined ? {} : { priorTools: call.priorTools }),
+      ...(call.priorSteps === undefined ? {} : { priorSteps: call.priorSteps }),
+      knownHosts: allowedHosts(grant),
+    });
+    const capability = checkCapability({ agent, tool, args, actions: actionsOf(action.kinds), taint: taint.level });
+    const loop = this.loops.note(call.agent, call.sessionId, tool, args, agent.limits, nowMs);
+    const budget = { exceeded: false, used: null as number | null, limit: agent.limits.maxToolCallsPerHour };
+    if (budget.limit !== null && this.deps.usage !== undefined) {
+      budget.used = await this.deps.usage.increment(call.agent, hourWindow(new Date(nowMs)));
+      budget.exceeded = budget.used > budget.limit;
+    }
+    return { taintLevel: taint.level, taint, capability, action, loop: { detected: loop.loop, repeats: loop.repeats }, budget, args };
+  }
+
+  /** Explicit provenance and taint_source first, then values recognised from the session's untrusted content. */
+  private argumentTaint(call: GuardCall, args: Record<string, unknown>, nowMs: number): ArgumentTaint {
+    const result: ArgumentTaint = { sources: {}, level: 0 };
+    for (const [name, origin] of Object.entries(call.provenance ?? {})) {
+      const level = originLevel(origin);
+      if (level === 0) continue;
+      result.sources[name] = origin;
+      result.level = Math.max(result.level, level);
+    }
+    const declared = originLevel(call.taintSource);
+    if (declared > 0) {
+      result.sources['*'] = call.taintSource as string;
+      result.level = Math.max(result.level, declared);
+    }
+    if (call.sessionId !== undefined && this.sessions.has(call.agent, call.sessionId, nowMs)) {
+      const seen = this.sessions.arguments(call.agent, call.sessionId, args, nowMs);
+      for (const [path, source] of Object.entries(seen.sources)) result.sources[path] ??= source;
+      result.level = Math.max(result.level, seen.level);
+    }
+    return result;
+  }
+
+  /**
+   * A held call that carries the id of an approved approval for the same agent, tool and arguments
+   * goes through once: its escalations are satisfied. A call that policy blocks anyway does not
+   * use the approval up.
+   */
+  private async applyApproval(call: GuardCall, facts: GatheredToolFacts, fired: FiredRule[], outcome: Outcome, decisionId: string): Promise<void> {
+    const gate = this.deps.approvals;
+    if (call.approvalId === undefined || gate === undefined) return;
+    const escalations = fired.filter((rule) => rule.effect === 'escalate');
+    const rest = fired.filter((rule) => rule.effect !== 'escalate');
+    if (escalations.length === 0) {
+      facts.approval = { id: call.approvalId, outcome: 'not_valid', why: 'the call needs no approval' };
+      return;
+    }
+    const without = strongest(rest);
+    if (without.verdict === 'block') {
+      facts.approval = { id: call.approvalId, outcome: 'not_valid', why: 'the call is blocked whatever the approval' };
+      return;
+    }
+    const used = await gate.use({
+      approvalId: call.approvalId,
+      agent: call.agent,
+      tool: call.tool as string,
+      argumentsDigest: argumentDigest(facts.args),
+      decisionId,
+    });
+    if (!used.ok) {
+      facts.approval = { id: call.approvalId, outcome: 'not_valid', why: used.why };
+      return;
+    }
+    facts.approval = { id: call.approvalId, outcome: 'used' };
+    for (const rule of escalations) rule.approved_by = call.approvalId;
+    outcome.verdict = without.verdict;
+    outcome.effective = without.effectiveVerdict;
+    outcome.decisive = without.decisive;
+    outcome.mode = without.decisive?.mode ?? outcome.mode;
+  }
+
+  /** Assembles the Decision, holds an escalated tool call for approval, and hands the record over. */
+  private async finish(
+    call: GuardCall,
+    agent: AgentFacts,
+    run: RunResult,
+    fired: FiredRule[],
+    outcome: Outcome,
+    started: number,
+    toolFacts: GatheredToolFacts | null = null,
+    decisionId = newId('dec'),
+  ): Promise<Decided> {
+    const { verdict, effective, decisive, mode } = outcome;
     const views = fired.map(view);
     const decisiveView = decisive === null ? null : view(decisive);
     const decision: Decision = {
       decision_id: decisionId,
       verdict,
-      effective_verdict: effectiveVerdict,
+      effective_verdict: effective,
       mode,
       rules_fired: views,
-      reason: reasonFor(decisive, verdict, effectiveVerdict),
+      reason: reasonFor(decisive, verdict, effective, toolFacts),
       explanation: {
         decisive: decisiveView,
         detectors: run.runs.map(({ key, status, matched, ms, cached }) => ({ key, status, matched, ms, ...(cached ? { cached } : {}) })),
@@ -174,13 +334,26 @@ export class Pipeline {
       entities: [...new Set(run.detections.map((detection) => detection.entity))].sort(),
       degraded: run.degraded,
     };
+    if (toolFacts !== null) decision.explanation.tool_call = toolCallView(toolFacts);
     const transformed = this.transform(call.content, fired, run.detections);
     if (transformed !== null) decision.transformed_content = transformed;
+    if (verdict === 'escalate' && toolFacts !== null && this.deps.approvals !== undefined) {
+      decision.approval_id = await this.deps.approvals.hold({
+        agent: call.agent,
+        tool: call.tool as string,
+        argumentsDigest: argumentDigest(toolFacts.args),
+        arguments: this.storedContent(call.content, run.detections).redacted(),
+        decisionId,
+        rules: fired.filter((rule) => rule.effect === 'escalate' && rule.mode === 'enforce').map((rule) => rule.rule_id),
+        reason: decision.reason,
+      });
+      decision.reason = `${decision.reason} Held for approval ${decision.approval_id}: a person approves it with POST /api/approvals/${decision.approval_id}/approve, then the same call with approval_id goes through once.`;
+    }
 
     const latencyMs = performance.now() - started;
-    this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs);
+    const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
-    return decision;
+    return { decision, ...recorded };
   }
 
   /**
@@ -251,11 +424,13 @@ export class Pipeline {
     detections: readonly Detection[],
     runs: readonly DetectorRun[],
     latencyMs: number,
-  ): void {
+    toolFacts: GatheredToolFacts | null,
+  ): { contentSha256: string; recordedContent: string | null } {
     const at = this.deps.clock.now().toISOString();
     const stored = this.storedContent(call.content, detections);
     const subject = agent.registered ? `agent:${call.agent}` : 'agent:None';
     const { recordContent } = this.deps.settings;
+    const recordedContent = recordContent === 'full' ? call.content : recordContent === 'redacted' ? stored.redacted() : null;
     this.deps.recorder.record({
       trace: {
         id: decision.decision_id,
@@ -274,13 +449,23 @@ export class Pipeline {
         latency_ms: Math.round(latencyMs * 1000) / 1000,
         content_sha256: stored.sha256,
         content_length: call.content.length,
-        content: recordContent === 'full' ? call.content : recordContent === 'redacted' ? stored.redacted() : null,
+        content: recordedContent,
         session_id: call.sessionId ?? null,
         trace_id: call.traceId ?? null,
         environment: call.environment ?? null,
       },
-      findings: findingsFor({ call, registered: agent.registered, subject, decision, fired, runs, at }),
+      findings: findingsFor({
+        call,
+        registered: agent.registered,
+        subject,
+        decision,
+        fired,
+        runs,
+        at,
+        ...(toolFacts === null ? {} : { toolCall: { taint: toolFacts.taint, undeclared: toolFacts.capability.outcomes.has('not_declared') } }),
+      }),
     });
+    return { contentSha256: stored.sha256, recordedContent };
   }
 }
 
@@ -294,29 +479,99 @@ function view(rule: FiredRule): FiredRuleView {
     if (rule.detection.detector !== undefined) result.detector = rule.detection.detector;
     result.span = { start: rule.detection.start, end: rule.detection.end };
   }
+  if (rule.approved_by !== undefined) result.approved_by = rule.approved_by;
   return result;
 }
 
-function reasonFor(decisive: FiredRule | null, verdict: Verdict, effective: Verdict): string {
-  if (decisive === null) return 'No rule matched; the call is allowed.';
-  if (verdict === effective || decisive.mode === 'enforce') return decisive.message;
-  return `Allowed because pack ${decisive.pack} is in observe; enforcing, it would ${effective}: ${decisive.message}`;
+function reasonFor(decisive: FiredRule | null, verdict: Verdict, effective: Verdict, toolFacts: GatheredToolFacts | null): string {
+  const approval = toolFacts?.approval;
+  const approvalNote =
+    approval === undefined ? '' : approval.outcome === 'used' ? ` Approval ${approval.id} was used for this call.` : ` Approval ${approval.id} was not used: ${approval.why ?? 'not valid'}.`;
+  if (decisive === null) return `No rule matched; the call is allowed.${approvalNote}`;
+  const problems = toolFacts !== null && decisive.rule_id.startsWith('capability.') && toolFacts.capability.problems.length > 0 ? ` (${toolFacts.capability.problems.join('; ')})` : '';
+  if (verdict === effective || decisive.mode === 'enforce') return `${decisive.message}${problems}${approvalNote}`;
+  return `Allowed because pack ${decisive.pack} is in observe; enforcing, it would ${effective}: ${decisive.message}${problems}${approvalNote}`;
 }
 
-function taintOf(call: GuardCall): number {
-  if (UNTRUSTED_SURFACES.includes(call.surface)) return 1;
-  if (call.taintSource !== undefined && UNTRUSTED_SURFACES.includes(call.taintSource as Surface)) return 1;
-  const origins = Object.values(call.provenance ?? {});
-  return origins.some((origin) => UNTRUSTED_SURFACES.includes(origin as Surface)) ? 1 : 0;
+export interface Decided {
+  decision: Decision;
+  contentSha256: string;
+  recordedContent: string | null;
 }
 
-function capabilityOf(call: GuardCall, agent: AgentFacts): Set<'denied' | 'granted' | 'not_declared'> {
-  const outcome = new Set<'denied' | 'granted' | 'not_declared'>();
-  if (call.surface !== 'tool_args' || call.tool === undefined) return outcome;
-  outcome.add(agent.grants.has(call.tool) || agent.grants.has('*') ? 'granted' : 'denied');
-  // Only a registered agent has a declaration to compare with (CONTRACT.md: `tool.not_declared`).
-  if (agent.registered && !(agent.declaredTools ?? []).includes(call.tool)) outcome.add('not_declared');
-  return outcome;
+interface Outcome {
+  verdict: Verdict;
+  effective: Verdict;
+  decisive: FiredRule | null;
+  mode: Mode;
+}
+
+interface GatheredToolFacts {
+  taintLevel: number;
+  taint: ArgumentTaint;
+  capability: CapabilityCheck;
+  action: ActionFacts;
+  loop: { detected: boolean; repeats: number };
+  budget: { exceeded: boolean; used: number | null; limit: number | null };
+  args: Record<string, unknown>;
+  approval?: { id: string; outcome: 'used' | 'not_valid'; why?: string };
+}
+
+function toolCallView(facts: GatheredToolFacts): ToolCallFacts {
+  const { action } = facts;
+  return {
+    taint: { level: taintName(facts.taintLevel), sources: facts.taint.sources },
+    capability: { outcomes: [...facts.capability.outcomes].sort(), grant_id: facts.capability.grant?.id ?? null, problems: facts.capability.problems },
+    action: {
+      kinds: action.kinds,
+      destructive: action.destructive,
+      blast_radius: action.blastRadius,
+      unanalysable: action.unanalysable,
+      escalation: action.escalation,
+      findings: action.findings.map(({ kind, argument, radius, reason }) => ({ kind, argument, radius, reason })),
+    },
+    loop: facts.loop,
+    budget: facts.budget,
+    ...(facts.approval === undefined ? {} : { approval: facts.approval }),
+  };
+}
+
+/** The kill switch blocks every call; quarantine blocks the calls that act (tools, memory, messages). */
+function stoppedRule(agent: AgentFacts, surface: Surface): FiredRule | null {
+  if (agent.control === 'killed') {
+    return { rule_id: 'agent.killed', pack: 'agent-controls', effect: 'block', mode: 'enforce', message: 'The agent is stopped by the kill switch; an admin resumes it with POST /api/agents/{slug}/resume.', detector_rule: false };
+  }
+  if (agent.control === 'quarantined' && ACTING_SURFACES.has(surface)) {
+    return { rule_id: 'agent.quarantined', pack: 'agent-controls', effect: 'block', mode: 'enforce', message: 'The agent is quarantined: it may not call tools, write memory or message other agents until an admin resumes it.', detector_rule: false };
+  }
+  return null;
+}
+
+function emptyRun(): RunResult {
+  return { detections: [], runs: [], degraded: [] };
+}
+
+function untrustedContent(call: GuardCall): boolean {
+  return UNTRUSTED_SURFACES.includes(call.surface) || originLevel(call.taintSource) > 0;
+}
+
+/** Taint of content checked on a surface other than tool arguments. */
+function contentTaint(call: GuardCall): number {
+  let level = UNTRUSTED_SURFACES.includes(call.surface) ? TAINT_UNTRUSTED : originLevel(call.taintSource);
+  for (const origin of Object.values(call.provenance ?? {})) level = Math.max(level, originLevel(origin));
+  return Math.min(level, TAINT_HOSTILE);
+}
+
+/**
+ * An inter-agent message matches its sender's declared card only when the sender is registered,
+ * the recipient (if named) is a registered agent, and personal data travels only from a sender
+ * that declares it handles personal data.
+ */
+function cardMismatch(call: GuardCall, sender: AgentFacts, detections: readonly Detection[], directory: AgentDirectory): boolean {
+  if (!sender.registered) return true;
+  if (call.recipient !== undefined && call.recipient !== '' && !directory.lookup(call.recipient).registered) return true;
+  const carriesPersonalData = detections.some((detection) => detection.entity.startsWith('PII.'));
+  return carriesPersonalData && !sender.dataClasses.some((dataClass) => /^(pii|personal|personal[_ ]data)$/i.test(dataClass));
 }
 
 function nonOverlapping(detections: readonly Detection[]): Detection[] {

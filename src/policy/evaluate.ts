@@ -2,7 +2,7 @@
 // `verdict` from enforcing rules, `effective_verdict` from all, and the decisive match.
 // Hot path: pure functions over facts gathered beforehand; no I/O, no allocation beyond results.
 import type { Detection, Surface } from '../detectors/types.js';
-import type { Effect, Mode, Pack, Rule, Verdict } from './schema.js';
+import { BLAST_RADII, type BlastRadius, type CapabilityOutcome, type Effect, type Mode, type Pack, type Rule, type Verdict } from './schema.js';
 
 /** What policy may know about one call; gathered before evaluation (spec 01 §2.4, "Analysis"). */
 export interface CallFacts {
@@ -11,15 +11,22 @@ export interface CallFacts {
   /** 0 = trusted, 1 = untrusted content reached this call. */
   taint: number;
   /** Outcomes of the capability check for a tool call (a call can be both denied and undeclared). */
-  capability: ReadonlySet<'denied' | 'granted' | 'not_declared'>;
+  capability: ReadonlySet<CapabilityOutcome>;
   /** Observed facts reported with a completion claim; null when none were reported. */
   completionFacts: Readonly<Record<string, unknown>> | null;
   agentCardMismatch: boolean;
   degraded: boolean;
   actionKinds: readonly string[];
   actionDestructive: boolean;
+  actionBlastRadius: BlastRadius;
+  /** Prior tools and this call compose a privilege escalation. */
+  actionEscalation: boolean;
+  /** An argument could not be analysed (for example SQL without the parser): fail closed. */
+  actionUnanalysable: boolean;
   budgetExceeded: boolean;
   loopDetected: boolean;
+  /** agent_message: what the signature check found; null elsewhere. */
+  signature: string | null;
 }
 
 export interface FiredRule {
@@ -33,6 +40,8 @@ export interface FiredRule {
   severity?: Rule['severity'];
   /** True for rules that look at detections (guardrail findings), false for fact rules. */
   detector_rule: boolean;
+  /** The approval that satisfied this escalation (set by the pipeline). */
+  approved_by?: string;
 }
 
 export interface CompiledRule {
@@ -68,7 +77,7 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
   const checks: Array<(facts: CallFacts) => boolean> = [];
   if (surfaces !== undefined) checks.push((facts) => surfaces.includes(facts.surface));
   if (when.taint_exceeds !== undefined) checks.push((facts) => facts.taint > (when.taint_exceeds as number));
-  if (when.capability !== undefined) checks.push((facts) => facts.capability.has(when.capability as 'denied'));
+  if (when.capability !== undefined) checks.push((facts) => facts.capability.has(when.capability as CapabilityOutcome));
   if (when.facts_unmet !== undefined) {
     const required = when.facts_unmet;
     // A fact that is not reported counts as unmet (spec 01 §2.3, completion rule).
@@ -78,6 +87,14 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
   if (when.detector_degraded !== undefined) checks.push((facts) => facts.degraded === when.detector_degraded);
   if (actionKinds !== undefined) checks.push((facts) => facts.actionKinds.some((kind) => actionKinds.includes(kind)));
   if (when.action_destructive !== undefined) checks.push((facts) => facts.actionDestructive === when.action_destructive);
+  if (when.action_blast_radius !== undefined) {
+    const least = BLAST_RADII.indexOf(when.action_blast_radius);
+    checks.push((facts) => BLAST_RADII.indexOf(facts.actionBlastRadius) >= least);
+  }
+  if (when.action_escalation !== undefined) checks.push((facts) => facts.actionEscalation === when.action_escalation);
+  if (when.action_unanalysable !== undefined) checks.push((facts) => facts.actionUnanalysable === when.action_unanalysable);
+  const signatures = list(when.signature);
+  if (signatures !== undefined) checks.push((facts) => facts.signature !== null && (signatures as readonly string[]).includes(facts.signature));
   if (when.budget_exceeded !== undefined) checks.push((facts) => facts.budgetExceeded === when.budget_exceeded);
   if (when.loop_detected !== undefined) checks.push((facts) => facts.loopDetected === when.loop_detected);
 
@@ -145,6 +162,13 @@ export function evaluate(packs: readonly CompiledPack[], facts: CallFacts): Eval
       });
     }
   }
+  const anyEnforcing = packs.some((pack) => pack.mode === 'enforce' || pack.rules.some((rule) => rule.mode === 'enforce'));
+  const outcome = strongest(fired);
+  return { fired, ...outcome, mode: outcome.decisive?.mode ?? (anyEnforcing ? 'enforce' : 'observe') };
+}
+
+/** `verdict` from the enforcing rules among `fired`, `effective_verdict` from all, and the decisive one. */
+export function strongest(fired: readonly FiredRule[]): { verdict: Verdict; effectiveVerdict: Verdict; decisive: FiredRule | null } {
   let enforcing = 0;
   let overall = 0;
   let decisive: FiredRule | null = null;
@@ -158,14 +182,7 @@ export function evaluate(packs: readonly CompiledPack[], facts: CallFacts): Eval
       (strength === STRENGTH[decisive.effect] && rule.mode === 'enforce' && decisive.mode !== 'enforce');
     if (better) decisive = rule;
   }
-  const anyEnforcing = packs.some((pack) => pack.mode === 'enforce' || pack.rules.some((rule) => rule.mode === 'enforce'));
-  return {
-    fired,
-    verdict: verdictFromStrength(enforcing),
-    effectiveVerdict: verdictFromStrength(overall),
-    mode: decisive?.mode ?? (anyEnforcing ? 'enforce' : 'observe'),
-    decisive,
-  };
+  return { verdict: verdictFromStrength(enforcing), effectiveVerdict: verdictFromStrength(overall), decisive };
 }
 
 function verdictFromStrength(strength: number): Verdict {

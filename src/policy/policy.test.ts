@@ -17,8 +17,12 @@ const facts = (overrides: Partial<CallFacts>): CallFacts => ({
   degraded: false,
   actionKinds: [],
   actionDestructive: false,
+  actionBlastRadius: 'none',
+  actionEscalation: false,
+  actionUnanalysable: false,
   budgetExceeded: false,
   loopDetected: false,
+  signature: null,
   ...overrides,
 });
 

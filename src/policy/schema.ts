@@ -11,6 +11,20 @@ export type Effect = (typeof EFFECTS)[number];
 export const MODES = ['observe', 'enforce'] as const;
 export type Mode = (typeof MODES)[number];
 export type Verdict = 'allow' | 'escalate' | 'block';
+export const CAPABILITY_OUTCOMES = [
+  'denied',
+  'granted',
+  'not_declared',
+  'approval_required',
+  'taint_exceeded',
+  'constraint_violated',
+  'action_denied',
+] as const;
+export type CapabilityOutcome = (typeof CAPABILITY_OUTCOMES)[number];
+/** Blast radius of an analysed action, smallest first; `action_blast_radius` means "at least". */
+export const BLAST_RADII = ['none', 'narrow', 'broad', 'total'] as const;
+export type BlastRadius = (typeof BLAST_RADII)[number];
+export const SIGNATURE_STATUSES = ['valid', 'unsigned', 'no_key', 'bad_signature', 'stale', 'replayed', 'incomplete'] as const;
 
 const SurfaceName = StringEnum(SURFACES);
 const OneOrMany = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Union([item, Type.Array(item, { minItems: 1 })]);
@@ -28,7 +42,7 @@ export const WhenSchema = Type.Object(
     /** The call carries untrusted taint above this level (0 = trusted, 1 = untrusted). */
     taint_exceeds: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     /** The capability check's outcome for a tool call. */
-    capability: Type.Optional(StringEnum(['denied', 'granted', 'not_declared'])),
+    capability: Type.Optional(StringEnum(CAPABILITY_OUTCOMES)),
     /** Facts a completion claim must report; a fact not reported counts as unmet. */
     facts_unmet: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
     /** The sender of an agent message does not match its declared card. */
@@ -38,6 +52,14 @@ export const WhenSchema = Type.Object(
     /** What an SQL, shell or HTTP argument would do (filled in by action analysis). */
     action_kind: Type.Optional(OneOrMany(Type.String({ minLength: 1 }))),
     action_destructive: Type.Optional(Type.Boolean()),
+    /** The analysed action reaches at least this far: none, narrow, broad or total. */
+    action_blast_radius: Type.Optional(StringEnum(BLAST_RADII)),
+    /** Earlier tools of the run and this call compose a privilege escalation. */
+    action_escalation: Type.Optional(Type.Boolean()),
+    /** An argument could not be analysed (SQL without the optional parser, SQL that does not parse). */
+    action_unanalysable: Type.Optional(Type.Boolean()),
+    /** agent_message: the signature check found one of these. */
+    signature: Type.Optional(OneOrMany(StringEnum(SIGNATURE_STATUSES))),
     budget_exceeded: Type.Optional(Type.Boolean()),
     loop_detected: Type.Optional(Type.Boolean()),
   },

@@ -24,7 +24,8 @@ export interface FindingUpsert {
 }
 
 export interface Recording {
-  trace: TraceRow;
+  /** Null for findings raised outside a decision (registry, grants, agent controls). */
+  trace: TraceRow | null;
   findings: FindingUpsert[];
 }
 
@@ -66,6 +67,11 @@ export class Recorder {
     else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
+  /** Findings raised outside a decision, written with the next batch. */
+  raise(findings: FindingUpsert[]): void {
+    if (findings.length > 0) this.record({ trace: null, findings });
+  }
+
   /** Writes everything queued so far; resolves when it is on disk. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
@@ -99,17 +105,19 @@ export class Recorder {
 
   private async write(batch: Recording[]): Promise<void> {
     const findings = mergeFindings(batch.flatMap((recording) => recording.findings)).map(findingParams);
+    const traces: TraceRow[] = [];
+    for (const recording of batch) if (recording.trace !== null) traces.push(recording.trace);
     const sqliteFile = this.store.sqliteFile;
     if (sqliteFile !== undefined) {
       this.writer ??= new SqliteWriter(sqliteFile);
-      await this.writer.write(batch.map((recording) => recording.trace), findings);
+      await this.writer.write(traces, findings);
       return;
     }
     await this.store.db.transaction().execute(async (trx) => {
-      for (let index = 0; index < batch.length; index += 100) {
+      for (let index = 0; index < traces.length; index += 100) {
         await trx
           .insertInto('traces')
-          .values(batch.slice(index, index + 100).map((recording) => recording.trace))
+          .values(traces.slice(index, index + 100))
           .execute();
       }
       for (const { count, ...finding } of findings) {

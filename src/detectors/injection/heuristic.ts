@@ -108,7 +108,8 @@ const FAMILIES: readonly Family[] = [
   family({
     id: 'override.unqualified', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.45, dataScore: 0.65,
     explanation: 'instruction override verb with an instruction noun but no "previous/all/your" qualifier',
-    sources: [`${WB}${alt(OVERRIDE_EN.verbs)}${gap(30)}\\b${alt(OVERRIDE_EN.nouns)}\\b`],
+    // "DELETE FROM orders" is SQL, not a dropped order: a verb followed by an SQL object word is not an override.
+    sources: [`${WB}${alt(OVERRIDE_EN.verbs)}(?!\\s+(?:from|table|index|view|database|schema|column|if\\s+exists)\\b)${gap(30)}\\b${alt(OVERRIDE_EN.nouns)}\\b`],
   }),
   family({
     id: 'override.multilingual', entity: P + 'INSTRUCTION_OVERRIDE', score: 0.85, dataScore: 0.9,

@@ -76,6 +76,12 @@ function compile(schema: Record<string, unknown>): CompiledSchema {
   }
 }
 
+/** Why a JSON Schema cannot be used, or null when it compiles (checked when a tool is registered). */
+export function schemaProblem(schema: Record<string, unknown>): string | null {
+  const compiled = compiledFor(schema);
+  return 'error' in compiled ? compiled.error.message : null;
+}
+
 function schemaText(schema: Record<string, unknown>): string | undefined {
   try {
     return JSON.stringify(schema);

@@ -1,6 +1,7 @@
 // The packs shipped with Parapet, written in the pack language itself. `baseline` is spec 01 §4's
 // baseline (in observe until promoted); `agent-boundaries` and `injection-guards` reproduce the
-// observed results of spec 01 §2.3, including which of their rules enforce by default.
+// observed results of spec 01 §2.3, including which of their rules enforce by default;
+// `tool-actions` acts on what a tool call would do (action analysis, loops, budgets).
 
 export const BASELINE = `
 key: baseline
@@ -48,6 +49,36 @@ rules:
       The agent holds no grant for this tool (default deny). To get one: 1) open
       GET /api/agents/{agent}/access, which proposes grants from the agent's observed traffic;
       2) approve the proposed grant with POST /api/agents/{agent}/access.
+  - id: capability.approval_required
+    when: { surface: tool_args, capability: approval_required }
+    effect: escalate
+    severity: medium
+    message: The grant for this tool asks a person to approve each call.
+  - id: capability.action_denied
+    when: { surface: tool_args, capability: action_denied }
+    effect: block
+    severity: high
+    message: The call does something the grant does not allow.
+  - id: capability.constraint_violated
+    when: { surface: tool_args, capability: constraint_violated }
+    effect: block
+    severity: high
+    message: The call's arguments are outside the grant's constraints.
+  - id: capability.taint_exceeded
+    when: { surface: tool_args, capability: taint_exceeded }
+    effect: block
+    severity: high
+    message: Arguments of this call come from content less trusted than the grant accepts.
+  - id: taint.hostile_arguments
+    when: { surface: tool_args, taint_exceeds: 0.5 }
+    effect: block
+    severity: high
+    message: Arguments of this call come from untrusted content that carried an injection.
+  - id: agent_message.signature
+    when: { surface: agent_message, signature: [bad_signature, stale, replayed, incomplete, no_key] }
+    effect: block
+    severity: high
+    message: The message's signature does not verify, is stale, or replays an earlier nonce.
   - id: tool.not_declared
     when: { surface: tool_args, capability: not_declared }
     effect: escalate
@@ -90,4 +121,47 @@ rules:
     message: Tool arguments carry injected instructions.
 `;
 
-export const SHIPPED_PACKS: readonly string[] = [BASELINE, AGENT_BOUNDARIES, INJECTION_GUARDS];
+export const TOOL_ACTIONS = `
+key: tool-actions
+version: 1
+mode: enforce
+description: What a tool call would do - SQL, shell and HTTP arguments, composed escalation, loops and budgets.
+rules:
+  - id: action.unanalysable
+    when: { surface: tool_args, action_unanalysable: true }
+    effect: block
+    severity: high
+    message: An argument could not be analysed (SQL without the optional parser, or SQL that does not parse); the call fails closed.
+  - id: action.destructive_total
+    when: { surface: tool_args, action_destructive: true, action_blast_radius: total }
+    effect: block
+    severity: critical
+    message: The call would destroy data or a system wholesale.
+  - id: action.destructive_broad
+    when: { surface: tool_args, action_destructive: true, action_blast_radius: broad }
+    effect: escalate
+    severity: high
+    message: The call would change or delete data beyond a narrow scope; a person approves it.
+  - id: action.broad_reach
+    when: { surface: tool_args, action_destructive: false, action_blast_radius: broad }
+    effect: escalate
+    severity: medium
+    message: The call reaches beyond a narrow scope (an unknown host, an internal address, a whole table); a person approves it.
+  - id: action.privilege_escalation
+    when: { surface: tool_args, action_escalation: true }
+    effect: block
+    severity: high
+    message: Earlier steps and this call compose a privilege escalation.
+  - id: runs.loop_detected
+    when: { surface: tool_args, loop_detected: true }
+    effect: block
+    severity: high
+    message: The agent repeats the same call in a loop.
+  - id: runs.budget_exceeded
+    when: { surface: tool_args, budget_exceeded: true }
+    effect: block
+    severity: high
+    message: The agent has used its tool-call budget for this hour.
+`;
+
+export const SHIPPED_PACKS: readonly string[] = [BASELINE, AGENT_BOUNDARIES, INJECTION_GUARDS, TOOL_ACTIONS];

@@ -113,7 +113,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sender', 'text', (col) => col.notNull())
     .addColumn('recipient', 'text')
     .addColumn('nonce', 'text')
-    .addColumn('timestamp', 'real')
+    .addColumn('timestamp', 'double precision')
     .addColumn('signature_status', 'text', (col) => col.notNull())
     .addColumn('verdict', 'text', (col) => col.notNull())
     .addColumn('effective_verdict', 'text', (col) => col.notNull())
@@ -159,7 +159,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     /** The counting window, e.g. an hour `2026-11-21T17` or a day `2026-11-21`. */
     .addColumn('window', 'text', (col) => col.notNull())
     .addColumn('calls', 'integer', (col) => col.notNull())
-    .addColumn('cost_usd', 'real', (col) => col.notNull())
+    .addColumn('cost_usd', 'double precision', (col) => col.notNull())
     .addPrimaryKeyConstraint('agent_usage_pk', ['agent', 'window'])
     .execute();
 }
