@@ -6,6 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { destination, pino } from 'pino';
 import { agentRoutes } from './agents/routes.js';
+import { agentViewRoutes } from './agent-views/routes.js';
+import { AgentViewService } from './agent-views/service.js';
 import { RegistryDirectory } from './agents/directory.js';
 import { AgentService } from './agents/service.js';
 import { DatabaseUsageCounter } from './agents/usage.js';
@@ -241,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(credentialRoutes, { credentials: services.credentials });
   await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
   await app.register(agentRoutes, { agents });
+  await app.register(agentViewRoutes, { views: new AgentViewService({ store, audit, clock, recorder, directory }) });
   await app.register(identityRoutes, { identities: services.identities });
   await app.register(toolRoutes, { tools });
   await app.register(approvalRoutes, { approvals });

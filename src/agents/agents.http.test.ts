@@ -319,4 +319,26 @@ describe.each(DIALECTS)('agents, grants and approvals over HTTP (%s)', (dialect)
     const actions = await ctx.gateway.store.db.selectFrom('audit_entries').select('action').where('target', '=', 'rogue').execute();
     expect(actions.map((row) => row.action)).toEqual(expect.arrayContaining(['agent.quarantine', 'agent.kill', 'agent.resume']));
   });
+
+  it("blocks an agent's input or output holding a protected word or topic, with the operator's message", async () => {
+    await register(ctx.gateway, { slug: 'support-bot', owner_email: 's@example.com' });
+    const set = await ctx.gateway.request('/api/agents/support-bot/protection', {
+      method: 'POST',
+      json: { words: ['Project Falcon'], avoid: 'lawsuit, merger', message: 'I cannot discuss that here.' },
+    });
+    expect(set.status).toBe(200);
+    const said = await json(
+      ctx.gateway.request('/v1/guard/output', { method: 'POST', json: { agent: 'support-bot', content: 'Project falcon ships in May.' } }),
+    );
+    expect(said).toMatchObject({ verdict: 'block', reason: 'I cannot discuss that here.' });
+    expect(said.rules_fired[0]).toMatchObject({ rule_id: 'protection.word', span: { start: 0, end: 14 } });
+    const asked = await json(
+      ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'support-bot', content: 'Is there a lawsuit against you?' } }),
+    );
+    expect(asked.rules_fired.map((rule: { rule_id: string }) => rule.rule_id)).toEqual(['protection.avoid']);
+    const fine = await json(
+      ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'support-bot', content: 'Where is my parcel? Mergers aside.' } }),
+    );
+    expect(fine.verdict).toBe('allow');
+  });
 });

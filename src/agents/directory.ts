@@ -8,6 +8,7 @@
 // becomes a `pending` agent an operator can approve, a known one gets its last-seen time and the
 // tools it used (registry drift).
 import type { Kysely, Transaction } from 'kysely';
+import { protectionsOf } from '../agent-views/protection-match.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import {
@@ -81,6 +82,8 @@ export function grantOf(row: CapabilityRow): Grant {
 function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
   const declaredTools = parseJsonArray(row.declared_tools);
   const declaredModels = parseJsonArray(row.declared_models);
+  const protections = parseJsonObject(row.protections);
+  const protection = protectionsOf(protections);
   return {
     registered: row.status === 'approved',
     control: row.control,
@@ -88,7 +91,8 @@ function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
     declaredModels: row.status === 'approved' ? declaredModels : null,
     dataClasses: parseJsonArray(row.data_classes),
     grants,
-    limits: limitsOf(parseJsonObject(row.protections)),
+    limits: limitsOf(protections),
+    protection: protection.words.length > 0 || protection.avoid.length > 0 ? protection : null,
   };
 }
 

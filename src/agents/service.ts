@@ -19,7 +19,7 @@ import * as agents from './store.js';
 
 const DAY_MS = 86_400_000;
 /** Tool keys whose calls change or send things: a proposal for them asks for approval per call. */
-const HIGH_IMPACT_TOOL = /delete|drop|remove|destroy|transfer|pay|refund|wire|send|email|post|publish|deploy|exec|shell|sql|write|update|grant/i;
+export const HIGH_IMPACT_TOOL = /delete|drop|remove|destroy|transfer|pay|refund|wire|send|email|post|publish|deploy|exec|shell|sql|write|update|grant/i;
 
 export interface AgentServiceDeps {
   store: Store;
@@ -303,8 +303,7 @@ export class AgentService {
     const proposed = [];
     for (const tool of observed) {
       if (granted.has(tool.tool) || granted.has('*')) continue;
-      const impact = (await this.deps.toolImpact?.(tool.tool)) ?? null;
-      const highImpact = impact === 'high' || impact === 'critical' || (impact === null && HIGH_IMPACT_TOOL.test(tool.tool));
+      const highImpact = isHighImpact(tool.tool, (await this.deps.toolImpact?.(tool.tool)) ?? null);
       proposed.push({
         tool_key: tool.tool,
         calls: tool.calls,
@@ -419,6 +418,11 @@ export class AgentService {
     };
     this.deps.recorder.raise([finding]);
   }
+}
+
+/** A tool whose calls change or send things: by its registered impact, else by its name. */
+export function isHighImpact(toolKey: string, impact: string | null): boolean {
+  return impact === 'high' || impact === 'critical' || (impact === null && HIGH_IMPACT_TOOL.test(toolKey));
 }
 
 export function ownerOf(row: Pick<AgentRow, 'owner_email' | 'owner_team'>): string | null {

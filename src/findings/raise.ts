@@ -53,6 +53,8 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'agent.killed': 'another policy rule',
   'agent.quarantined': 'another policy rule',
   'agent_message.signature': 'tamper',
+  'protection.word': 'business rule',
+  'protection.avoid': 'business rule',
   'tool.not_declared': 'unknown tool',
   'completion.unverified_claim': 'unverified completion',
   'pipeline.fail_closed': 'fail closed',

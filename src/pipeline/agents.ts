@@ -1,3 +1,5 @@
+import type { ProtectionSettings } from '../agent-views/protection-match.js';
+
 // What the decision pipeline knows of an agent, read from memory on the hot path. The agent
 // registry (src/agents/directory.ts) keeps this view in step with the database; the pipeline only
 // reads it.
@@ -35,6 +37,8 @@ export interface AgentFacts {
   /** Grants by tool key; `*` grants every tool. */
   grants: ReadonlyMap<string, Grant>;
   limits: AgentLimits;
+  /** Words and topics the operator does not allow in the agent's input and output; null: none. */
+  protection: ProtectionSettings | null;
 }
 
 /** What the tool registry says of a tool (POST /api/tools). */
@@ -61,6 +65,7 @@ export const UNKNOWN_AGENT: AgentFacts = {
   dataClasses: [],
   grants: new Map(),
   limits: DEFAULT_LIMITS,
+  protection: null,
 };
 
 export const EMPTY_DIRECTORY: AgentDirectory = { lookup: () => UNKNOWN_AGENT };

@@ -12,6 +12,7 @@ import { evaluate, strongest, type CallFacts, type FiredRule } from '../policy/e
 import type { PolicyRegistry } from '../policy/registry.js';
 import type { BlastRadius, Mode, Verdict } from '../policy/schema.js';
 import type { Recorder } from '../recording/recorder.js';
+import { matchProtection } from '../agent-views/protection-match.js';
 import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
@@ -199,6 +200,14 @@ export class Pipeline {
     let { verdict, effectiveVerdict, decisive } = evaluation;
     let mode = evaluation.mode;
     const fired = [...evaluation.fired];
+    const protectionRule = protectedTerm(agent, call);
+    if (protectionRule !== null) {
+      fired.push(protectionRule);
+      verdict = 'block';
+      effectiveVerdict = 'block';
+      decisive = protectionRule;
+      mode = 'enforce';
+    }
 
     if (facts.degraded) {
       const enforcing = packs.some((pack) => pack.mode === 'enforce');
@@ -545,6 +554,26 @@ function stoppedRule(agent: AgentFacts, surface: Surface): FiredRule | null {
     return { rule_id: 'agent.quarantined', pack: 'agent-controls', effect: 'block', mode: 'enforce', message: 'The agent is quarantined: it may not call tools, write memory or message other agents until an admin resumes it.', detector_rule: false };
   }
   return null;
+}
+
+/** Surfaces an agent's protections (words and topics to avoid) apply to: what it is told and what it says. */
+const PROTECTED_SURFACES: ReadonlySet<Surface> = new Set(['input', 'output']);
+
+/** The operator's per-agent protections: a listed word or avoided topic in input or output blocks the call. */
+function protectedTerm(agent: AgentFacts, call: GuardCall): FiredRule | null {
+  if (agent.protection === null || !PROTECTED_SURFACES.has(call.surface)) return null;
+  const match = matchProtection(agent.protection, call.content);
+  if (match === null) return null;
+  const what = match.kind === 'word' ? 'word' : 'topic';
+  return {
+    rule_id: match.kind === 'word' ? 'protection.word' : 'protection.avoid',
+    pack: 'agent-protection',
+    effect: 'block',
+    mode: 'enforce',
+    message: agent.protection.message ?? `The agent's protections do not allow the ${what} "${match.term}".`,
+    detection: { entity: 'PROTECTION.TERM', score: 1, start: match.start, end: match.end, explanation: `${what} "${match.term}"`, detector: 'agent-protection' },
+    detector_rule: false,
+  };
 }
 
 function emptyRun(): RunResult {
