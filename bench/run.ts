@@ -23,6 +23,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 // The same route twice; the query string only tells the two measurements apart in the results.
 const GUARD_DISTINCT_PATH = '/v1/guard/input?bench=distinct';
 const GUARD_REPEATED_PATH = '/v1/guard/input?bench=repeated';
+const TOOL_CALL_PATH = '/v1/guard/tool_call?bench=granted';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -206,6 +207,19 @@ async function mintToken(baseUrl: string, adminToken: string, role: 'viewer' | '
   return token;
 }
 
+/** Registers the agent of the tool-call target and grants it the tool it calls. */
+async function prepareToolAgent(baseUrl: string, adminToken: string): Promise<void> {
+  const headers = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const steps: Array<[string, unknown]> = [
+    ['/api/agents', { slug: 'bench-tools', owner_email: 'bench@example.com', declared_tools: ['db.query'] }],
+    ['/api/agents/bench-tools/access', { tool_key: 'db.query', max_taint: 'untrusted' }],
+  ];
+  for (const [pathname, body] of steps) {
+    const response = await fetch(baseUrl + pathname, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (response.status !== 201) throw new Error(`POST ${pathname} answered ${response.status}: ${await response.text()}`);
+  }
+}
+
 /** One request before the load, so a misconfigured target fails with its answer instead of a count. */
 async function expectOk(target: Target): Promise<void> {
   const method = target.method ?? 'GET';
@@ -350,9 +364,10 @@ function formatTable(measurements: Measurement[]): string {
 function cpuLine(measurements: Measurement[]): string {
   const cpuOf = (path: string) => measurements.find((m) => m.path === path)?.server_cpu_us_per_request ?? null;
   const bare = cpuOf('/1k');
-  const parts = [GUARD_DISTINCT_PATH, GUARD_REPEATED_PATH].map((path) => {
+  const parts = [GUARD_DISTINCT_PATH, GUARD_REPEATED_PATH, TOOL_CALL_PATH].map((path) => {
     const guard = cpuOf(path);
-    return guard === null || bare === null ? `${path}: —` : `${path.split('=')[1]} text ${guard.toFixed(0)} µs (${((bare / guard) * 100).toFixed(0)}%)`;
+    const label = path === TOOL_CALL_PATH ? 'granted tool call' : `${path.split('=')[1]} text`;
+    return guard === null || bare === null ? `${path}: —` : `${label} ${guard.toFixed(0)} µs (${((bare / guard) * 100).toFixed(0)}%)`;
   });
   return `info: server CPU per request, 1 KB route ${bare === null ? '—' : bare.toFixed(0)} µs; guard ${parts.join(', ')}`;
 }
@@ -427,6 +442,26 @@ async function main(): Promise<void> {
         body: JSON.stringify({ agent: 'bench-agent', content: GUARD_TEXT }),
       },
     ];
+    // A registered agent's granted tool with an SQL argument: grants, taint, action analysis (the
+    // SQL parser) and the loop tracker all run. A new statement every time, so nothing is cached.
+    await prepareToolAgent(gateway.baseUrl, adminToken);
+    let toolSequence = 0;
+    const toolCallBody = (): string =>
+      JSON.stringify({
+        agent: 'bench-tools',
+        tool: 'db.query',
+        session_id: 'bench',
+        arguments: { query: `SELECT id, status FROM orders WHERE id = ${toolSequence++}` },
+      });
+    guardTargets.push({
+      name: 'gateway POST /v1/guard/tool_call (granted, SQL analysed)',
+      baseUrl: gateway.baseUrl,
+      path: TOOL_CALL_PATH,
+      method: 'POST',
+      headers: guardHeaders,
+      body: toolCallBody(),
+      nextBody: toolCallBody,
+    });
     for (const target of guardTargets) {
       const run = await measure(target, gateway.child, warmupSeconds, measuredSeconds);
       // Compared with the bare route answering 1 KB of JSON (the issue's baseline for guard checks).

@@ -97,8 +97,9 @@ function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
 }
 
 interface Sighting {
-  first: string;
-  last: string;
+  /** Epoch milliseconds: turned into text once per flush, not once per call. */
+  first: number;
+  last: number;
   tools: Set<string>;
   models: Set<string>;
 }
@@ -139,7 +140,7 @@ export class RegistryDirectory implements AgentDirectory {
   }
 
   observe(slug: string, seen: { tool?: string; model?: string }): void {
-    const at = this.clock.now().toISOString();
+    const at = this.clock.now().getTime();
     let sighting = this.sightings.get(slug);
     if (sighting === undefined) {
       sighting = { first: at, last: at, tools: new Set(), models: new Set() };
@@ -235,8 +236,8 @@ export class RegistryDirectory implements AgentDirectory {
             control_at: null,
             seen_models: JSON.stringify([...sighting.models].sort()),
             seen_tools: JSON.stringify([...sighting.tools].sort()),
-            first_seen_at: sighting.first,
-            last_seen_at: sighting.last,
+            first_seen_at: new Date(sighting.first).toISOString(),
+            last_seen_at: new Date(sighting.last).toISOString(),
             created_by: 'traffic',
             created_at: now,
             updated_at: now,
@@ -250,8 +251,8 @@ export class RegistryDirectory implements AgentDirectory {
       await this.store.db
         .updateTable('agents')
         .set({
-          last_seen_at: sighting.last,
-          first_seen_at: known.first_seen_at ?? sighting.first,
+          last_seen_at: new Date(sighting.last).toISOString(),
+          first_seen_at: known.first_seen_at ?? new Date(sighting.first).toISOString(),
           seen_tools: JSON.stringify([...tools].sort().slice(0, 500)),
           seen_models: JSON.stringify([...models].sort().slice(0, 500)),
         })
