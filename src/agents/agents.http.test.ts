@@ -273,6 +273,8 @@ describe.each(DIALECTS)('agents, grants and approvals over HTTP (%s)', (dialect)
     const exhausted = await toolCall(ctx.gateway, { ...call, arguments: { page: 99 } });
     expect(exhausted.explanation.tool_call.budget).toEqual({ exceeded: true, used: 4, limit: 2 });
     expect(ruleIds(exhausted)).toEqual(['runs.budget_exceeded']);
+    const budgetFindings = await findings(ctx.gateway, 'budget_exhausted');
+    expect(budgetFindings.filter((row) => row.subject === 'agent:looper')).toEqual([expect.objectContaining({ occurrences: 2 })]);
   });
 
   it('raises over_privileged for a * grant and registry_drift for an undeclared tool', async () => {
@@ -340,5 +342,23 @@ describe.each(DIALECTS)('agents, grants and approvals over HTTP (%s)', (dialect)
       ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'support-bot', content: 'Where is my parcel? Mergers aside.' } }),
     );
     expect(fine.verdict).toBe('allow');
+  });
+
+  it('blocks a composed escalation across prior tools: a secret read, then an egress', async () => {
+    await register(ctx.gateway, { slug: 'chain-bot', owner_email: 'c@example.com', declared_tools: ['send_email'] });
+    await ctx.gateway.request('/api/agents/chain-bot/access', { method: 'POST', json: { tool_key: 'send_email' } });
+    const alone = await toolCall(ctx.gateway, { agent: 'chain-bot', tool: 'send_email', arguments: { to: 'a@example.com', body: 'hi' } });
+    expect(alone.verdict).toBe('allow');
+    const chained = await toolCall(ctx.gateway, {
+      agent: 'chain-bot',
+      tool: 'send_email',
+      prior_tools: ['vault.read_secret'],
+      arguments: { to: 'b@example.com', body: 'the values' },
+    });
+    expect(chained.verdict).toBe('block');
+    expect(ruleIds(chained)).toEqual(['action.privilege_escalation']);
+    expect(chained.explanation.tool_call.action.escalation.chain).toEqual(['vault.read_secret', 'send_email']);
+    const containment = await findings(ctx.gateway, 'containment');
+    expect(containment.some((row) => row.subject === 'agent:chain-bot' && JSON.parse(row.evidence).cause === 'credentials')).toBe(true);
   });
 });

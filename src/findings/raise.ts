@@ -32,7 +32,13 @@ export interface RaiseContext {
   runs: readonly DetectorRun[];
   at: string;
   /** Tool calls: where argument taint came from, and whether the tool is outside the declaration. */
-  toolCall?: { taint: { level: number; sources: Record<string, string> }; undeclared: boolean };
+  toolCall?: {
+    taint: { level: number; sources: Record<string, string> };
+    undeclared: boolean;
+    budget: { exceeded: boolean; used: number | null; limit: number | null };
+    /** Why earlier steps and this call compose an escalation, when they do. */
+    escalation: string | null;
+  };
 }
 
 /** Why a containment happened, in the words of spec 01 §2.6. */
@@ -60,6 +66,12 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'pipeline.fail_closed': 'fail closed',
   'agent_message.agent_card_mismatch': 'another policy rule',
 };
+
+/** A composed escalation that starts from reading a secret is about credentials. */
+function causeOf(ruleId: string, escalation: string | null): string {
+  if (ruleId === 'action.privilege_escalation' && escalation !== null && /credential|secret/i.test(escalation)) return 'credentials';
+  return CONTAINMENT_CAUSE[ruleId] ?? 'another policy rule';
+}
 
 export function findingsFor(context: RaiseContext): FindingUpsert[] {
   const { call, subject, decision, at } = context;
@@ -110,7 +122,7 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
       pack: rule.pack,
       mode: rule.mode,
       tool: call.tool,
-      cause: CONTAINMENT_CAUSE[rule.rule_id] ?? 'another policy rule',
+      cause: causeOf(rule.rule_id, context.toolCall?.escalation ?? null),
     }, rule.severity);
   }
   const toolCall = context.toolCall;
@@ -125,6 +137,13 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
         tool: call.tool,
         tainted_arguments: toolCall.taint.sources,
         taint: toolCall.taint.level >= 1 ? 'hostile' : 'untrusted',
+      });
+    }
+    if (toolCall.budget.exceeded) {
+      add('budget_exhausted', ['tool_calls_per_hour'], `Agent ${call.agent} used its budget of ${toolCall.budget.limit} tool calls this hour`, {
+        limit: toolCall.budget.limit,
+        used: toolCall.budget.used,
+        window: 'hour',
       });
     }
     if (context.registered && toolCall.undeclared) {

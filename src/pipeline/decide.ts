@@ -471,7 +471,16 @@ export class Pipeline {
         fired,
         runs,
         at,
-        ...(toolFacts === null ? {} : { toolCall: { taint: toolFacts.taint, undeclared: toolFacts.capability.outcomes.has('not_declared') } }),
+        ...(toolFacts === null
+          ? {}
+          : {
+              toolCall: {
+                taint: toolFacts.taint,
+                undeclared: toolFacts.capability.outcomes.has('not_declared'),
+                budget: toolFacts.budget,
+                escalation: toolFacts.action.escalation?.reason ?? null,
+              },
+            }),
       }),
     });
     return { contentSha256: stored.sha256, recordedContent };
