@@ -1,6 +1,6 @@
 // The `parapet` command as an operator runs it: admin token create|list|revoke against the same
 // storage as the server, migrate, --help, and a bad setting stopping the start.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,17 @@ describe.each(DIALECTS)('parapet CLI (%s)', (dialect) => {
     // The server trusts a verified credential for at most auth_cache_ms (1 s by default).
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect((await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
+  it('saves a profile with login (mode 0600) and refuses a token the gateway does not accept', async () => {
+    const profileEnv = { ...env, PARAPET_PROFILE_FILE: path.join(cwd, 'profiles.json') };
+    const login = await runParapet(['login', '--url', server.url, '--token', env.PARAPET_ADMIN_TOKEN as string, '--profile', 'ops'], profileEnv, cwd);
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain('profile ops saved');
+    expect(statSync(profileEnv.PARAPET_PROFILE_FILE).mode & 0o777).toBe(0o600);
+    const refused = await runParapet(['login', '--url', server.url, '--token', 'ppt_op_wrong'], profileEnv, cwd);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('HTTP 401');
   });
 
   it('fails with a clear message and a non-zero exit on bad arguments', async () => {

@@ -2,6 +2,7 @@
 // everything else will talk to the HTTP API as a client. Failures set process.exitCode.
 import { Command, CommanderError } from 'commander';
 import { GATEWAY_VERSION } from '../system/version.js';
+import { registerLoginCommand } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerServerCommands } from './commands/server.js';
 
@@ -14,6 +15,7 @@ const program = new Command()
 
 registerServerCommands(program);
 registerAdminCommands(program);
+registerLoginCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,6 @@
 // The database as the application sees it: one interface per table, snake_case columns as in the
 // spec. Timestamps are ISO 8601 UTC text on both engines so that they compare as strings.
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export type TokenKind = 'operator' | 'traffic';
 export type OperatorRole = 'viewer' | 'operator' | 'admin';
@@ -95,6 +95,11 @@ export interface FindingsTable {
   /** JSON object. */
   evidence: string;
   decision_id: string | null;
+  suppression_reason: string | null;
+  resolution_note: string | null;
+  status_changed_at: string | null;
+  status_changed_by: string | null;
+  reopened_count: Generated<number>;
 }
 
 export interface DetectorSettingsTable {
@@ -261,6 +266,66 @@ export interface AgentUsageTable {
   cost_usd: number;
 }
 
+export interface AuditCheckpointsTable {
+  id: string;
+  seq: number;
+  hash: string;
+  at: string;
+  key_id: string;
+  signature: string;
+  created_by: string;
+}
+
+export type JobStatus = 'queued' | 'running' | 'done' | 'dead';
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** JSON. */
+  payload: string;
+  status: JobStatus;
+  attempts: number;
+  max_attempts: number;
+  run_after: string;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  result: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface EvidencePackagesTable {
+  id: string;
+  status: string;
+  /** JSON: agents, controls, period. */
+  scope: string;
+  manifest: string | null;
+  manifest_sha256: string | null;
+  file_name: string | null;
+  size_bytes: number | null;
+  checkpoint_id: string | null;
+  job_id: string | null;
+  error: string | null;
+  created_by: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface LegalHoldsTable {
+  id: string;
+  name: string;
+  reason: string;
+  /** JSON: { agents?: string[], from?: string, to?: string }; empty covers everything. */
+  scope: string;
+  created_by: string;
+  created_at: string;
+  released_at: string | null;
+  released_by: string | null;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -280,6 +345,10 @@ export interface Database {
   message_nonces: MessageNoncesTable;
   memory_entries: MemoryEntriesTable;
   agent_usage: AgentUsageTable;
+  audit_checkpoints: AuditCheckpointsTable;
+  jobs: JobsTable;
+  evidence_packages: EvidencePackagesTable;
+  legal_holds: LegalHoldsTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -297,3 +366,7 @@ export type ApprovalRow = Selectable<ApprovalsTable>;
 export type SigningKeyRow = Selectable<SigningKeysTable>;
 export type AgentMessageRow = Selectable<AgentMessagesTable>;
 export type MemoryEntryRow = Selectable<MemoryEntriesTable>;
+export type AuditCheckpointRow = Selectable<AuditCheckpointsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type EvidencePackageRow = Selectable<EvidencePackagesTable>;
+export type LegalHoldRow = Selectable<LegalHoldsTable>;

@@ -3,11 +3,13 @@ import type { Migration } from 'kysely';
 import * as foundation from './2026-11-21-01-foundation.js';
 import * as decisions from './2026-11-21-02-decisions.js';
 import * as agents from './2026-11-21-03-agents.js';
+import * as review from './2026-11-21-04-review.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
   '2026-11-21-02-decisions': decisions,
   '2026-11-21-03-agents': agents,
+  '2026-11-21-04-review': review,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
