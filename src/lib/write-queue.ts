@@ -1,7 +1,7 @@
-// A write-behind queue for rows recorded on the request path (agent messages, memory entries):
-// items wait in memory for a short timer or a full batch and are written in one call, so a guard
-// answer never waits on the database. Failures go to onError; they never reach the caller.
-// The memory area uses it too; it sits here until a shared home outside the areas exists.
+// A write-behind queue for rows recorded on the request path (decisions and findings, agent
+// messages, memory entries): items wait in memory for a short timer or a full batch and are
+// written in one call, so a guard answer never waits on the database. Failures go to onError;
+// they never reach the caller.
 
 export interface WriteQueueOptions {
   /** How long the first queued item waits for company before the batch is written. */

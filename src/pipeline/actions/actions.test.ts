@@ -10,6 +10,7 @@ import {
   type ActionInput,
   type BlastRadius,
 } from './index.js';
+import { sqlShape, type SqlParserLike } from './sql.js';
 
 /** One tool call: `call('db.query', { query: '…' })`. */
 function call(tool: string, args: Record<string, unknown>, extra: Partial<ActionInput> = {}): ActionFacts {
@@ -91,6 +92,36 @@ describe('SQL', () => {
       __setSqlParserForTests(previous);
     }
     expect(sql('DELETE FROM orders WHERE id = 7')).toEqual(first);
+  });
+
+  it('parses a statement once per shape: other values reuse the verdict, compared literals do not', () => {
+    let parses = 0;
+    const previous = __setSqlParserForTests(null);
+    const counting: SqlParserLike = {
+      astify: (text, options) => {
+        parses += 1;
+        return (previous as SqlParserLike).astify(text, options);
+      },
+    };
+    __setSqlParserForTests(counting);
+    try {
+      expect(sql("SELECT total FROM invoices WHERE customer_id = 9101 AND note = 'late'").blastRadius).toBe('narrow');
+      expect(sql("SELECT total FROM invoices WHERE customer_id = 9102 AND note = 'it''s paid'").blastRadius).toBe('narrow');
+      expect(parses).toBe(1);
+      expect(sql('DELETE FROM ledger WHERE 7 = 7').findings[0]?.reason).toContain('always true');
+      expect(sql('DELETE FROM ledger WHERE 7 = 8').findings[0]?.reason).not.toContain('always true');
+      expect(sqlShape('DELETE FROM t WHERE 1 = 2')).toBeNull();
+      expect(sqlShape('SELECT a FROM t WHERE (0)')).toBeNull();
+      expect(sqlShape("UPDATE t SET a = 'x' WHERE id = 3")).toBe("UPDATE t SET a = '?' WHERE id = 0");
+    } finally {
+      __setSqlParserForTests(previous);
+    }
+  });
+
+  it('shapes adversarial quoting in bounded time', () => {
+    const started = performance.now();
+    for (const text of ["'\\'".repeat(400), "'".repeat(1024), `${"x = '".repeat(200)}`]) sqlShape(text);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('treats an OR with a tautology as matching every row', () => {

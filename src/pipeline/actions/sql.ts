@@ -29,6 +29,28 @@ const CACHE_TEXT_CHARS = 4096;
 const CACHE_ENTRIES = 512;
 const verdicts = new Map<string, Verdict[] | null>();
 
+// Agents also send the same statement with other values (`… WHERE id = 41`, `… WHERE id = 42`).
+// The verdict depends on where literals stand, not on their values, except where literals are
+// compared with each other or stand alone as a condition (`1 = 1`, `WHERE 0`): texts whose shape
+// has such a place are not cached by shape. Literals keep their type in the shape (a string stays
+// a string, a number a number), so key and LIMIT checks read the same.
+const STRING_LITERAL = /'(?:[^'\\]|\\.|'')*'/g;
+const NUMBER_LITERAL = /\b\d+(?:\.\d+)?\b/g;
+const LITERAL = String.raw`(?:0|'\?'|true|false|null)(?![\w'])`;
+const VALUE_DEPENDENT = new RegExp(
+  String.raw`\b(?:where|and|or|not|having|on|when)\s*(?:\(\s*)*${LITERAL}|${LITERAL}\s*(?:=|<>|!=|<=|>=|<|>|\bis\b|\blike\b|\bin\b)\s*(?:\(\s*)?${LITERAL}`,
+  'i',
+);
+const shapes = new Map<string, Verdict[] | null>();
+/** An escaped quote can leave a string open to the end; bounding the text bounds that rescan. */
+const SHAPE_TEXT_CHARS = 1024;
+
+/** The statement with every literal value replaced, or null when its verdict may depend on values. */
+export function sqlShape(text: string): string | null {
+  const shape = text.replace(STRING_LITERAL, "'?'").replace(NUMBER_LITERAL, '0');
+  return VALUE_DEPENDENT.test(shape) ? null : shape;
+}
+
 /** Loads node-sql-parser if it is installed; true when SQL can be analysed. Safe to call repeatedly. */
 export async function loadSqlParser(): Promise<boolean> {
   if (parser) return true;
@@ -143,7 +165,8 @@ export function analyseSql(sink: Sink, argument: string, text: string, truncated
   if (truncated) return failClosed(sink, argument, text, 'sql argument over 64 KB');
   if (!parser) return failClosed(sink, argument, text, 'sql parser not installed');
   const cacheable = text.length <= CACHE_TEXT_CHARS;
-  let found = cacheable ? verdicts.get(text) : undefined;
+  const shape = text.length <= SHAPE_TEXT_CHARS ? sqlShape(text) : null;
+  let found = cacheable ? (verdicts.get(text) ?? (shape === null ? undefined : shapes.get(shape))) : undefined;
   if (found === undefined) {
     if (text.length > sink.sqlBudget) return failClosed(sink, argument, text, 'sql budget for this call exhausted');
     let ast: unknown = undefined;
@@ -165,6 +188,10 @@ export function analyseSql(sink: Sink, argument: string, text: string, truncated
     if (cacheable && (ast !== undefined || attempts === DIALECTS.length)) {
       if (verdicts.size >= CACHE_ENTRIES) verdicts.clear();
       verdicts.set(text, found);
+      if (shape !== null) {
+        if (shapes.size >= CACHE_ENTRIES) shapes.clear();
+        shapes.set(shape, found);
+      }
     }
   }
   if (found === null) return failClosed(sink, argument, text, 'sql did not parse');
