@@ -2,6 +2,7 @@
 // It never listens; main.ts and the tests do.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { destination, pino } from 'pino';
@@ -13,7 +14,13 @@ import { AgentService } from './agents/service.js';
 import { DatabaseUsageCounter } from './agents/usage.js';
 import { approvalRoutes } from './approvals/routes.js';
 import { ApprovalService } from './approvals/service.js';
+import { AttentionService } from './findings/attention.js';
+import { findingRoutes } from './findings/routes.js';
+import { FindingService } from './findings/service.js';
+import { AuditCheckpoints } from './audit/checkpoints.js';
 import { AuditLog } from './audit/log.js';
+import { auditRoutes } from './audit/routes.js';
+import { AuditService } from './audit/service.js';
 import { CredentialResolver } from './auth/resolver.js';
 import { ConfigError, configHash } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -23,6 +30,9 @@ import { DetectorRegistry } from './detectors/registry.js';
 import { detectorRoutes } from './detectors/routes.js';
 import { DetectorService } from './detectors/service.js';
 import type { Detector } from './detectors/types.js';
+import { evidenceRoutes } from './evidence/routes.js';
+import { EvidenceService } from './evidence/service.js';
+import { FileEvidenceStorage, type EvidenceStorage } from './evidence/storage.js';
 import { guardRoutes } from './guard/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
@@ -30,6 +40,11 @@ import { errorsPlugin, frameworkError } from './http/errors.js';
 import { edgePlugin } from './http/edge.js';
 import { HttpMetrics } from './http/metrics.js';
 import { identityRoutes } from './identities/routes.js';
+import { registerJobHandlers } from './jobs/handlers.js';
+import { JobQueue } from './jobs/queue.js';
+import { jobRoutes } from './jobs/routes.js';
+import { JobService } from './jobs/service.js';
+import { Worker, type WorkerEvent } from './jobs/worker.js';
 import { IdentityService } from './identities/service.js';
 import { openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -53,6 +68,13 @@ import type { Store } from './store/db.js';
 import { HealthRegistry } from './system/health.js';
 import { systemRoutes } from './system/routes.js';
 import { GATEWAY_VERSION, VersionRegistry } from './system/version.js';
+import { exportRoutes } from './export/routes.js';
+import { ExportService } from './export/service.js';
+import { retentionRoutes } from './retention/routes.js';
+import { RetentionService } from './retention/service.js';
+import { MetricsService } from './traces/metrics.js';
+import { traceRoutes } from './traces/routes.js';
+import { TraceService } from './traces/service.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { toolRoutes } from './tools/routes.js';
 import { ToolService } from './tools/service.js';
@@ -68,11 +90,14 @@ export interface AppDeps {
   detectors?: readonly Detector[];
   /** Defaults to the agent registry in the database (tests may pass a fixed directory). */
   agents?: AgentDirectory;
+  /** Defaults to files under `<data_dir>/evidence/` (tests wrap it with one that fails). */
+  evidenceStorage?: EvidenceStorage;
 }
 
 export interface Services {
   clock: Clock;
   audit: AuditLog;
+  auditCheckpoints: AuditCheckpoints;
   resolver: CredentialResolver;
   tokens: TokenService;
   credentials: CredentialService;
@@ -91,6 +116,13 @@ export interface Services {
   tools: ToolService;
   approvals: ApprovalService;
   identities: IdentityService;
+  retention: RetentionService;
+  queue: JobQueue;
+  jobs: JobService;
+  /** This process's job worker; started only when `jobs_in_process` is true. */
+  worker: Worker;
+  evidence: EvidenceService;
+  findings: FindingService;
 }
 
 export type App = FastifyInstance & { services: Services };
@@ -151,6 +183,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const signingKeys = new SigningKeyService(store, audit, sealer, clock);
   const credentials = new CredentialService(store, audit, resolver, clock);
   const tools = new ToolService(store, audit, clock, directory);
+  const queue = new JobQueue(store, clock, { retryBaseMs: config.job_retry_base_ms });
+  let jobEvents: (event: WorkerEvent) => void = () => undefined;
+  let jobErrors: (error: unknown) => void = () => undefined;
+  const worker = new Worker({
+    queue,
+    pollMs: config.job_poll_ms,
+    leaseMs: config.job_lease_ms,
+    onEvent: (event) => jobEvents(event),
+    onError: (error) => jobErrors(error),
+  });
   const agents = new AgentService({ store, audit, clock, recorder, directory, credentials, toolImpact: async (key) => tools.impact(key) });
   const services: Services = {
     clock,
@@ -165,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     detectors: new DetectorService(detectorRegistry, config.enabled_detectors, store, audit, clock),
     policies: new PolicyService(policyRegistry, store, audit, clock),
     sealer,
+    auditCheckpoints: new AuditCheckpoints(store, audit, sealer, clock),
     signingKeys,
     messages: new AgentMessageService(store, signingKeys, clock, {
       maxSkewSeconds: config.message_max_skew_seconds,
@@ -179,6 +222,26 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     tools,
     approvals,
     identities: new IdentityService({ store, audit, clock, resolver, credentials, agents, directory, recorder }),
+    retention: new RetentionService(store, audit, clock, {
+      retention_trace_content_days: config.retention_trace_content_days,
+      retention_traces_days: config.retention_traces_days,
+      retention_memory_days: config.retention_memory_days,
+      retention_sweep_ms: config.retention_sweep_ms,
+    }),
+    queue,
+    jobs: new JobService(queue, audit),
+    worker,
+    evidence: new EvidenceService({
+      store,
+      audit,
+      clock,
+      queue,
+      storage: deps.evidenceStorage ?? new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
+      // Read when a package is built: both services are made in this same object.
+      policies: { sync: () => services.policies.sync(), list: () => services.policies.list() },
+      checkpoints: { create: (actor) => services.auditCheckpoints.create(actor) },
+    }),
+    findings: new FindingService(store, audit, clock),
   };
   await services.detectors.sync();
   await services.policies.sync();
@@ -247,13 +310,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(identityRoutes, { identities: services.identities });
   await app.register(toolRoutes, { tools });
   await app.register(approvalRoutes, { approvals });
+  await app.register(auditRoutes, { audit: new AuditService(store, services.auditCheckpoints) });
+  await app.register(findingRoutes, { findings: services.findings, attention: new AttentionService(store, clock) });
   await app.register(detectorRoutes, { detectors: services.detectors });
   await app.register(policyRoutes, { policies: services.policies });
   await app.register(messageRoutes, { signingKeys: services.signingKeys, messages: services.messages });
   await app.register(memoryRoutes, { memory: services.memory });
+  await app.register(traceRoutes, { traces: new TraceService(store, clock), metrics: new MetricsService(store, clock) });
+  await app.register(exportRoutes, { exporter: new ExportService(store, clock, GATEWAY_VERSION) });
+  await app.register(retentionRoutes, { retention: services.retention });
+  services.retention.start((error) => app.log.warn({ err: error }, 'retention sweep failed'));
+  await app.register(jobRoutes, { jobs: services.jobs });
+  await app.register(evidenceRoutes, { evidence: services.evidence });
   app.addHook('onClose', async () => {
     await Promise.all([services.messages.close(), services.memory.close()]);
   });
+
+  registerJobHandlers(worker, { evidenceBuild: services.evidence.handleJob });
+  jobEvents = (event) => (event.event === 'dead' || event.event === 'lost' ? app.log.warn(event, `job ${event.event}`) : app.log.info(event, `job ${event.event}`));
+  jobErrors = (error) => app.log.error({ err: error }, 'job queue failed');
+  if (config.jobs_in_process) worker.start();
+  // Stopped before the database closes: the job in hand finishes and is recorded first.
+  app.addHook('onClose', async () => worker.stop());
 
   const syncTimer = setInterval(() => {
     Promise.all([services.detectors.sync(), services.policies.sync()]).catch((error: unknown) =>
@@ -269,6 +347,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => {
     clearInterval(syncTimer);
     clearInterval(sweepTimer);
+    await services.retention.stop();
     await directory.close();
     await recorder.close();
     await resolver.close();

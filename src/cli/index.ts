@@ -4,7 +4,12 @@ import { Command, CommanderError } from 'commander';
 import { GATEWAY_VERSION } from '../system/version.js';
 import { registerLoginCommand } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
+import { registerAuditCommands } from './commands/audit.js';
+import { registerEvidenceCommands } from './commands/evidence.js';
+import { registerFindingsCommands } from './commands/findings.js';
+import { registerJobsCommands } from './commands/jobs.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 const program = new Command()
   .name('parapet')
@@ -15,7 +20,12 @@ const program = new Command()
 
 registerServerCommands(program);
 registerAdminCommands(program);
+registerAuditCommands(program);
 registerLoginCommand(program);
+registerEvidenceCommands(program);
+registerJobsCommands(program);
+registerWorkerCommand(program);
+registerFindingsCommands(program);
 
 try {
   await program.parseAsync(process.argv);

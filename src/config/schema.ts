@@ -107,6 +107,49 @@ export const ConfigSchema = Type.Object(
       default: 604_800,
       description: 'seconds after which an unverified memory entry decays (expires) unless it is verified',
     }),
+    // Retention (src/retention): what a sweep removes, unless a legal hold keeps it
+    retention_trace_content_days: Type.Integer({
+      minimum: 0,
+      maximum: 36_500,
+      default: 30,
+      description: 'days after which a decision record loses its content (the record stays); 0 keeps it (0 to 36500)',
+    }),
+    retention_traces_days: Type.Integer({
+      minimum: 0,
+      maximum: 36_500,
+      default: 365,
+      description: 'days after which a decision record is deleted; 0 keeps records forever (0 to 36500)',
+    }),
+    retention_memory_days: Type.Integer({
+      minimum: 0,
+      maximum: 36_500,
+      default: 90,
+      description: 'days after expiry or revocation that a memory entry is deleted; 0 keeps them (0 to 36500)',
+    }),
+    retention_sweep_ms: Type.Integer({
+      minimum: 1000,
+      maximum: 86_400_000,
+      default: 3_600_000,
+      description: 'milliseconds between retention sweeps (1000 to 86400000)',
+    }),
+    // The durable job queue (src/jobs): retries with backoff, dead letters
+    jobs_in_process: Type.Boolean({
+      default: true,
+      description: 'true or false: run a job worker inside every gateway process (false: only `parapet worker` runs jobs)',
+    }),
+    job_poll_ms: Milliseconds('milliseconds a worker waits before looking at an empty job queue again', 500),
+    job_lease_ms: Type.Integer({
+      minimum: 500,
+      maximum: 3_600_000,
+      default: 30_000,
+      description: 'milliseconds a worker holds a job without renewing; a job whose worker died is taken over after this (500 to 3600000)',
+    }),
+    job_retry_base_ms: Type.Integer({
+      minimum: 1,
+      maximum: 3_600_000,
+      default: 1000,
+      description: 'milliseconds before the first retry of a failed job; each further retry waits twice as long, plus up to 20% jitter',
+    }),
     // Detectors (spec 01 §2.4)
     enabled_detectors: StringList('a JSON list of detector keys', DEFAULT_DETECTORS),
     pii_packs: StringList('a JSON list of PII pattern packs (global, us, uk, eu, in)', ['global', 'us', 'uk', 'eu']),

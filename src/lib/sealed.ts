@@ -4,7 +4,7 @@
 //
 // Format: `v1.<iv>.<tag>.<ciphertext>`, each part base64url. The version prefix is also the
 // GCM additional data, so a value cannot be relabelled as another format version.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -62,6 +62,16 @@ export class Sealer {
       // GCM says only "unable to authenticate": the value was altered or the key is not the one it was sealed with.
       throw new SealedSecretError('sealed secret does not authenticate: it was altered or sealed under another secret_key');
     }
+  }
+
+  /**
+   * A 32-byte key for one purpose, derived from the secret key with HKDF-SHA256 (RFC 5869, `info`
+   * = purpose), so that a key used elsewhere (an HMAC over audit checkpoints) is never the
+   * encryption key itself and keys of different purposes are unrelated.
+   * @example sealer.deriveKey('parapet audit checkpoint v1')
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.keyBytes(), Buffer.alloc(0), Buffer.from(purpose, 'utf8'), 32));
   }
 
   private keyBytes(): Buffer {

@@ -56,7 +56,8 @@ describe.each(DIALECTS)('recorder (%s)', (dialect) => {
     expect(Number(traces.n)).toBe(5000);
     const row = await db.selectFrom('findings').selectAll().where('fingerprint', '=', 'burst-x').executeTakeFirstOrThrow();
     expect(row.occurrences).toBe(5000);
-    expect(row.severity).toBe('high');
+    // One detection said high; at 100 occurrences and more recurrence raises it two levels.
+    expect(row.severity).toBe('critical');
     expect(recorder.stats.dropped).toBe(0);
   });
 
@@ -70,6 +71,61 @@ describe.each(DIALECTS)('recorder (%s)', (dialect) => {
     await recorder.flush();
     const row = await db.selectFrom('findings').selectAll().where('fingerprint', '=', 'burst-y').executeTakeFirstOrThrow();
     expect(row).toMatchObject({ severity: 'critical', status: 'open', occurrences: 2 });
+  });
+
+  it('raises severity one level at 10 occurrences and two at 100, never above critical', async () => {
+    const { recorder } = ctx.gateway.app.services;
+    const { db } = ctx.gateway.store;
+    const read = (status: string) => db.selectFrom('findings').selectAll().where('fingerprint', '=', `burst-${status}`).executeTakeFirstOrThrow();
+    for (let index = 0; index < 9; index += 1) recorder.record({ trace: null, findings: [finding('low', 'steps')] });
+    await recorder.flush();
+    expect(await read('steps')).toMatchObject({ occurrences: 9, severity: 'low', severity_rank: 1 });
+    recorder.record({ trace: null, findings: [finding('low', 'steps')] });
+    await recorder.flush();
+    expect(await read('steps')).toMatchObject({ occurrences: 10, severity: 'medium', severity_rank: 2 });
+    // Across batches of different sizes the rule is the same: it counts the total.
+    for (let batch = 0; batch < 3; batch += 1) {
+      for (let index = 0; index < 30; index += 1) recorder.record({ trace: null, findings: [finding('low', 'steps')] });
+      await recorder.flush();
+    }
+    expect(await read('steps')).toMatchObject({ occurrences: 100, severity: 'high', severity_rank: 3 });
+    // A new finding seen 100 times in its first batch starts raised; high + 2 stops at critical.
+    for (let index = 0; index < 100; index += 1) recorder.record({ trace: null, findings: [finding('high', 'first')] });
+    await recorder.flush();
+    expect(await read('first')).toMatchObject({ occurrences: 100, severity: 'critical', severity_rank: 4 });
+    // A lower severity later never lowers it.
+    recorder.record({ trace: null, findings: [finding('low', 'first')] });
+    await recorder.flush();
+    expect(await read('first')).toMatchObject({ occurrences: 101, severity: 'critical' });
+  });
+
+  it('keeps a suppressed finding suppressed on recurrence; a resolved one reopens with one false_resolution', async () => {
+    const { recorder } = ctx.gateway.app.services;
+    const { db } = ctx.gateway.store;
+    recorder.record({ trace: null, findings: [finding('medium', 'quiet'), finding('medium', 'fixed')] });
+    await recorder.flush();
+    await db.updateTable('findings').set({ status: 'suppressed', suppression_reason: 'known' }).where('fingerprint', '=', 'burst-quiet').execute();
+    await db
+      .updateTable('findings')
+      .set({ status: 'resolved', resolution_note: 'fixed it', status_changed_at: '2026-01-01T00:00:00.000Z', status_changed_by: 'ops' })
+      .where('fingerprint', '=', 'burst-fixed')
+      .execute();
+    // The same fingerprint three times in one batch: one reopening, one false_resolution.
+    for (let index = 0; index < 3; index += 1) recorder.record({ trace: null, findings: [finding('medium', 'quiet'), finding('medium', 'fixed')] });
+    await recorder.flush();
+    const quiet = await db.selectFrom('findings').selectAll().where('fingerprint', '=', 'burst-quiet').executeTakeFirstOrThrow();
+    expect(quiet).toMatchObject({ status: 'suppressed', occurrences: 4, suppression_reason: 'known', reopened_count: 0 });
+    const fixed = await db.selectFrom('findings').selectAll().where('fingerprint', '=', 'burst-fixed').executeTakeFirstOrThrow();
+    expect(fixed).toMatchObject({ status: 'open', occurrences: 4, reopened_count: 1, status_changed_by: 'recurrence', resolution_note: 'fixed it' });
+    const raised = await db.selectFrom('findings').selectAll().where('type', '=', 'false_resolution').where('evidence', 'like', `%${fixed.id}%`).execute();
+    expect(raised).toHaveLength(1);
+    expect(JSON.parse(raised[0]?.evidence ?? '{}')).toMatchObject({
+      finding_id: fixed.id,
+      finding_type: 'shadow_agent',
+      resolution_note: 'fixed it',
+      resolved_at: '2026-01-01T00:00:00.000Z',
+      resolved_by: 'ops',
+    });
   });
 
   it('counts a batch that cannot be written, reports it, and goes on with the next one', async () => {

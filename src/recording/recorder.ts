@@ -1,15 +1,17 @@
 // Records decisions after they are answered: traces and finding upserts are queued in memory and
 // written in one transaction per batch, so a burst of calls costs the answer nothing. Findings are
 // one problem, not one detection: the same fingerprint within a batch and across batches adds to
-// `occurrences`, refreshes evidence and `last_seen_at`, raises severity (never lowers it) and
-// reopens a resolved finding.
+// `occurrences`, refreshes evidence and `last_seen_at`, raises severity (never lowers it; one level
+// more at 10 occurrences, two at 100) and reopens a resolved finding, which also raises
+// false_resolution (spec 01 §3; src/findings/recurrence.ts). A suppressed finding stays suppressed.
 import { Worker } from 'node:worker_threads';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { SEVERITY_RANK, type Severity } from '../findings/catalog.js';
+import { chunks, falseResolutionParams, raisedRank, raisedRankSql, SEVERITY_BY_RANK, severityOfRankSql } from '../findings/recurrence.js';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../store/db.js';
-import type { TraceRow } from '../store/tables.js';
-import type { FindingParams, WriterBatch, WriterReply } from './writer-protocol.js';
+import type { Database, TraceRow } from '../store/tables.js';
+import { FINDING_UPSERT_SET, RESOLVED_CHUNK, type FindingParams, type WriterBatch, type WriterReply } from './writer-protocol.js';
 
 export interface FindingUpsert {
   fingerprint: string;
@@ -120,26 +122,46 @@ export class Recorder {
           .values(traces.slice(index, index + 100))
           .execute();
       }
-      for (const { count, ...finding } of findings) {
-        await trx
-          .insertInto('findings')
-          .values({ ...finding, status: 'open', last_seen_at: finding.at, occurrences: count })
-          .onConflict((conflict) =>
-            conflict.column('fingerprint').doUpdateSet({
-              occurrences: sql`findings.occurrences + ${count}`,
-              last_seen_at: sql`excluded.last_seen_at`,
-              evidence: sql`excluded.evidence`,
-              decision_id: sql`excluded.decision_id`,
-              title: sql`excluded.title`,
-              severity: sql`case when excluded.severity_rank > findings.severity_rank then excluded.severity else findings.severity end`,
-              severity_rank: sql`case when excluded.severity_rank > findings.severity_rank then excluded.severity_rank else findings.severity_rank end`,
-              status: sql`case when findings.status = 'resolved' then 'open' else findings.status end`,
-            }),
-          )
+      // Rows are locked in fingerprint order (the read below, then the upserts), so that two
+      // processes writing overlapping batches wait for each other instead of deadlocking.
+      findings.sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+      const byFingerprint = new Map(findings.map((finding) => [finding.fingerprint, finding]));
+      const falseResolutions: FindingParams[] = [];
+      for (const chunk of chunks([...byFingerprint.keys()], RESOLVED_CHUNK)) {
+        // FOR UPDATE: a resolved finding read here cannot be reopened or changed by anyone else
+        // before this batch's upsert reopens it and raises its one false_resolution.
+        const resolved = await trx
+          .selectFrom('findings')
+          .select(['id', 'fingerprint', 'type', 'title', 'subject', 'agent', 'resolution_note', 'status_changed_at', 'status_changed_by'])
+          .where('status', '=', 'resolved')
+          .where('fingerprint', 'in', chunk)
+          .orderBy('fingerprint')
+          .forUpdate()
           .execute();
+        for (const original of resolved) {
+          falseResolutions.push(falseResolutionParams(original, byFingerprint.get(original.fingerprint) as FindingParams));
+        }
       }
+      for (const finding of [...findings, ...falseResolutions]) await upsertPostgres(trx, finding);
     });
   }
+}
+
+/** One finding upsert on PostgreSQL: the statement the SQLite worker prepares, with the same update branch. */
+async function upsertPostgres(trx: Transaction<Database>, finding: FindingParams): Promise<void> {
+  // Both are small integers this module computed; inlined so the rank expression stays one string.
+  const rank = raisedRankSql('postgres', String(Math.trunc(finding.base_rank)), String(Math.trunc(finding.count)));
+  await sql`
+    insert into findings (id, fingerprint, type, severity, severity_rank, status, title, subject, agent, at, last_seen_at,
+                          occurrences, evidence, decision_id)
+    values (${finding.id}, ${finding.fingerprint}, ${finding.type}, ${finding.severity}, ${finding.severity_rank}, 'open',
+            ${finding.title}, ${finding.subject}, ${finding.agent}, ${finding.at}, ${finding.at}, ${finding.count},
+            ${finding.evidence}, ${finding.decision_id})
+    on conflict (fingerprint) do update set
+      occurrences = findings.occurrences + ${finding.count},
+      severity = ${sql.raw(severityOfRankSql(rank))},
+      severity_rank = ${sql.raw(rank)},
+      ${sql.raw(FINDING_UPSERT_SET)}`.execute(trx);
 }
 
 /** The same fingerprint twice in one batch becomes one upsert with a count (one row per statement). */
@@ -160,12 +182,16 @@ function mergeFindings(findings: FindingUpsert[]): Array<{ finding: FindingUpser
 
 
 function findingParams({ finding, count }: { finding: FindingUpsert; count: number }): FindingParams {
+  const baseRank = SEVERITY_RANK[finding.severity];
+  // A new row seen `count` times in its first batch is raised the same way as an existing one.
+  const rank = raisedRank(baseRank, count);
   return {
     id: newId('fnd'),
     fingerprint: finding.fingerprint,
     type: finding.type,
-    severity: finding.severity,
-    severity_rank: SEVERITY_RANK[finding.severity],
+    severity: SEVERITY_BY_RANK[rank] as Severity,
+    severity_rank: rank,
+    base_rank: baseRank,
     title: finding.title,
     subject: finding.subject,
     agent: finding.agent,

@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { Detector } from '../../src/detectors/types.js';
+import type { EvidenceStorage } from '../../src/evidence/storage.js';
 import { Store, type Dialect } from '../../src/store/db.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -48,6 +49,8 @@ export interface StartOptions {
   databaseUrl?: string;
   /** Replace the registered detectors (slow or failing ones for degraded-path tests). */
   detectors?: readonly Detector[];
+  /** Replace where evidence packages are stored (one that fails, for the retry paths). */
+  evidenceStorage?: EvidenceStorage;
 }
 
 export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
@@ -78,7 +81,13 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir, poolSize: 4 });
   await store.migrate();
   const clock = new TestClock();
-  const app = await buildApp({ config, store, clock, ...(options.detectors ? { detectors: options.detectors } : {}) });
+  const app = await buildApp({
+    config,
+    store,
+    clock,
+    ...(options.detectors ? { detectors: options.detectors } : {}),
+    ...(options.evidenceStorage ? { evidenceStorage: options.evidenceStorage } : {}),
+  });
   await app.services.tokens.ensureAdminToken(config.admin_token);
   const trafficToken = (
     await app.services.tokens.mint({ name: 'test traffic', role: 'traffic', owner: 'tests', createdBy: 'test', ttlDays: null }, 'test')

@@ -1,0 +1,186 @@
+// Builds one evidence package: the records of a period as JSON Lines files, a manifest with the
+// sha256 of every file and the signed audit checkpoint that covers the audit entries, and a
+// SHA256SUMS file, zipped. Reads only; storing and recording the package is the service's job.
+import { createHash } from 'node:crypto';
+import { strToU8, zipSync, type Zippable } from 'fflate';
+import type { Store } from '../store/db.js';
+import type { EvidenceCounts, EvidenceScope } from './schemas.js';
+
+/** The signed audit checkpoint, as src/audit/checkpoints.ts makes it. */
+export interface AuditCheckpoint {
+  id: string;
+  seq: number;
+  hash: string;
+  at: string;
+  key_id: string;
+  signature: string;
+  created_by: string;
+}
+
+/** Makes a checkpoint of the audit chain's current head (AuditCheckpoints in src/audit/checkpoints.ts). */
+export interface CheckpointMaker {
+  create(actor: string): Promise<AuditCheckpoint>;
+}
+
+/** The bound policy packs with their current modes (PolicyService). */
+export interface PolicySnapshot {
+  sync(): Promise<void>;
+  list(): Array<{ key: string; version: number | string; mode: string; fail_mode: string; rules: Array<{ id: string; effect: string; enabled: boolean; mode: string }> }>;
+}
+
+export interface PackageSources {
+  store: Store;
+  policies: PolicySnapshot;
+  checkpoints: CheckpointMaker;
+}
+
+export interface BuiltPackage {
+  zip: Uint8Array;
+  manifest: Manifest;
+  manifestSha256: string;
+  counts: EvidenceCounts;
+  checkpointId: string;
+}
+
+export interface ManifestFile {
+  name: string;
+  sha256: string;
+  bytes: number;
+  records: number;
+}
+
+export interface Manifest {
+  format: 'parapet.evidence/1';
+  package_id: string;
+  generated_at: string;
+  generated_by: string;
+  scope: EvidenceScope;
+  counts: EvidenceCounts;
+  checkpoint: AuditCheckpoint;
+  files: ManifestFile[];
+  verify: string;
+}
+
+export const VERIFY_COMMAND = 'unzip PACKAGE.zip -d pkg && (cd pkg && sha256sum -c SHA256SUMS)';
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Stored JSON text columns become values in the package, so a reader parses each line once. */
+function parseColumns<T extends Record<string, unknown>>(row: T, columns: readonly (keyof T)[]): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...row };
+  for (const column of columns) {
+    const value = row[column];
+    if (typeof value !== 'string') continue;
+    try {
+      copy[column as string] = JSON.parse(value) as unknown;
+    } catch {
+      // Kept as text: the record is evidence as stored, not as it should have been.
+    }
+  }
+  return copy;
+}
+
+function jsonLines(records: readonly unknown[]): Uint8Array {
+  return strToU8(records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+}
+
+export async function buildPackage(
+  sources: PackageSources,
+  input: { id: string; scope: EvidenceScope; actor: string; generatedAt: Date },
+): Promise<BuiltPackage> {
+  const { store, policies, checkpoints } = sources;
+  const { scope } = input;
+  const from = scope.period_from;
+  const to = scope.period_to;
+  const agents = scope.agents;
+
+  // The checkpoint comes first: the audit entries read below are those it covers (seq ≤ its seq).
+  const checkpoint = await checkpoints.create(input.actor);
+  await policies.sync();
+
+  let decisions = store.db.selectFrom('traces').selectAll().where('at', '>=', from).where('at', '<=', to);
+  if (agents.length > 0) decisions = decisions.where('agent', 'in', agents);
+  let findings = store.db
+    .selectFrom('findings')
+    .selectAll()
+    .where((eb) => eb.or([eb.and([eb('at', '>=', from), eb('at', '<=', to)]), eb.and([eb('last_seen_at', '>=', from), eb('last_seen_at', '<=', to)])]));
+  if (agents.length > 0) findings = findings.where('agent', 'in', agents);
+  let approvals = store.db.selectFrom('approvals').selectAll().where('created_at', '>=', from).where('created_at', '<=', to);
+  if (agents.length > 0) approvals = approvals.where('agent', 'in', agents);
+  const [decisionRows, findingRows, approvalRows, stateRows, auditRows] = await Promise.all([
+    decisions.orderBy('at').orderBy('id').execute(),
+    findings.orderBy('at').orderBy('id').execute(),
+    approvals.orderBy('created_at').orderBy('id').execute(),
+    store.db.selectFrom('policy_state').selectAll().orderBy('key').execute(),
+    store.db
+      .selectFrom('audit_entries')
+      .selectAll()
+      .where('at', '>=', from)
+      .where('at', '<=', to)
+      .where('seq', '<=', checkpoint.seq)
+      .orderBy('seq')
+      .execute(),
+  ]);
+
+  const stored = new Map(stateRows.map((row) => [row.key, row]));
+  const packs = policies.list();
+  const policyRecords: unknown[] = packs.map((pack) => ({
+    key: pack.key,
+    version: pack.version,
+    mode: pack.mode,
+    fail_mode: pack.fail_mode,
+    stored_state: stored.get(pack.key) ?? null,
+    rules: pack.rules.map((rule) => ({ id: rule.id, effect: rule.effect, enabled: rule.enabled, mode: rule.mode })),
+  }));
+  // Stored modes of packs this build does not ship are evidence too.
+  for (const row of stateRows) {
+    if (!packs.some((pack) => pack.key === row.key)) policyRecords.push({ key: row.key, version: null, mode: row.mode, fail_mode: null, stored_state: row, rules: [] });
+  }
+
+  const files: Array<[string, unknown[]]> = [
+    ['decisions.jsonl', decisionRows.map((row) => parseColumns(row, ['rules', 'entities', 'degraded', 'detectors']))],
+    ['findings.jsonl', findingRows.map((row) => parseColumns(row, ['evidence']))],
+    ['approvals.jsonl', approvalRows.map((row) => parseColumns(row, ['rules', 'arguments']))],
+    ['policies.jsonl', policyRecords],
+    ['audit.jsonl', auditRows.map((row) => parseColumns(row, ['detail']))],
+  ];
+  const counts: EvidenceCounts = {
+    decisions: decisionRows.length,
+    findings: findingRows.length,
+    approvals: approvalRows.length,
+    policies: policyRecords.length,
+    audit_entries: auditRows.length,
+  };
+
+  const contents = new Map<string, Uint8Array>();
+  const listed: ManifestFile[] = [];
+  for (const [name, records] of files) {
+    const bytes = jsonLines(records);
+    contents.set(name, bytes);
+    listed.push({ name, sha256: sha256(bytes), bytes: bytes.length, records: records.length });
+  }
+  const manifest: Manifest = {
+    format: 'parapet.evidence/1',
+    package_id: input.id,
+    generated_at: input.generatedAt.toISOString(),
+    generated_by: input.actor,
+    scope,
+    counts,
+    checkpoint,
+    files: listed,
+    verify: VERIFY_COMMAND,
+  };
+  const manifestBytes = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
+  const manifestSha256 = sha256(manifestBytes);
+  contents.set('manifest.json', manifestBytes);
+  // sha256sum's own format (two spaces, then the name), so the check needs nothing but coreutils.
+  const sums = [...listed.map((file) => `${file.sha256}  ${file.name}\n`), `${manifestSha256}  manifest.json\n`].join('');
+  contents.set('SHA256SUMS', strToU8(sums));
+
+  const zippable: Zippable = {};
+  for (const [name, bytes] of contents) zippable[name] = bytes;
+  // Zip times cannot precede 1980; a clock that far back is a test's, not a package's.
+  const mtime = input.generatedAt.getTime() < Date.UTC(1980, 0, 2) ? new Date(Date.UTC(1980, 0, 2)) : input.generatedAt;
+  const zip = zipSync(zippable, { level: 6, mtime });
+  return { zip, manifest, manifestSha256, counts, checkpointId: checkpoint.id };
+}
