@@ -3,19 +3,12 @@
 // SHA256SUMS file, zipped. Reads only; storing and recording the package is the service's job.
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync, type Zippable } from 'fflate';
+import type { Checkpoint } from '../audit/checkpoints.js';
 import type { Store } from '../store/db.js';
 import type { EvidenceCounts, EvidenceScope } from './schemas.js';
 
-/** The signed audit checkpoint, as src/audit/checkpoints.ts makes it. */
-export interface AuditCheckpoint {
-  id: string;
-  seq: number;
-  hash: string;
-  at: string;
-  key_id: string;
-  signature: string;
-  created_by: string;
-}
+/** The signed audit checkpoint that covers a package. */
+export type AuditCheckpoint = Checkpoint;
 
 /** Makes a checkpoint of the audit chain's current head (AuditCheckpoints in src/audit/checkpoints.ts). */
 export interface CheckpointMaker {

@@ -126,8 +126,8 @@ describe('OCSF', () => {
     expect(statuses).toEqual([1, 3, 4]);
   });
 
-  it('exports a finding whose evidence does not parse without it', () => {
-    expect(findingEvent(row({ evidence: 'not json' })).evidence).toEqual({});
+  it('exports a finding whose evidence does not parse with the raw text, as GET /api/findings shows it', () => {
+    expect(findingEvent(row({ evidence: 'not json' })).evidence).toEqual({ raw: 'not json' });
   });
 });
 

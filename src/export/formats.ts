@@ -1,50 +1,15 @@
 // Findings as SIEM events: Parapet's own JSON event, ArcSight CEF (Common Event Format rev. 25) and
 // an OCSF 1.1.0 Detection Finding (class 2004). Pure functions: no I/O here.
+import type { Finding } from '../findings/schemas.js';
+import { toWire } from '../findings/service.js';
 import type { FindingRow } from '../store/tables.js';
 
 export const SIEM_FORMATS = ['jsonl', 'json', 'cef', 'ocsf'] as const;
 export type SiemFormat = (typeof SIEM_FORMATS)[number];
 
-export interface FindingEvent {
-  id: string;
-  type: string;
-  severity: string;
-  status: string;
-  title: string;
-  subject: string;
-  agent: string | null;
-  at: string;
-  last_seen_at: string;
-  occurrences: number;
-  fingerprint: string;
-  decision_id: string | null;
-  evidence: Record<string, unknown>;
-}
-
-export function findingEvent(row: FindingRow): FindingEvent {
-  let evidence: Record<string, unknown> = {};
-  try {
-    const parsed: unknown = JSON.parse(row.evidence);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) evidence = parsed as Record<string, unknown>;
-  } catch {
-    // A finding whose evidence does not parse is still exported, without it.
-  }
-  return {
-    id: row.id,
-    type: row.type,
-    severity: row.severity,
-    status: row.status,
-    title: row.title,
-    subject: row.subject,
-    agent: row.agent,
-    at: row.at,
-    last_seen_at: row.last_seen_at,
-    occurrences: Number(row.occurrences),
-    fingerprint: row.fingerprint,
-    decision_id: row.decision_id,
-    evidence,
-  };
-}
+/** A finding as exported: the same shape GET /api/findings answers. */
+export type FindingEvent = Finding;
+export const findingEvent: (row: FindingRow) => FindingEvent = toWire;
 
 // CEF ---------------------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import { sql, type Transaction } from 'kysely';
 import { SEVERITY_RANK, type Severity } from '../findings/catalog.js';
 import { chunks, falseResolutionParams, raisedRank, raisedRankSql, SEVERITY_BY_RANK, severityOfRankSql } from '../findings/recurrence.js';
 import { newId } from '../lib/ids.js';
+import { WriteQueue, type WriteQueueOptions } from '../lib/write-queue.js';
 import type { Store } from '../store/db.js';
 import type { Database, TraceRow } from '../store/tables.js';
 import { FINDING_UPSERT_SET, RESOLVED_CHUNK, type FindingParams, type WriterBatch, type WriterReply } from './writer-protocol.js';
@@ -31,42 +32,25 @@ export interface Recording {
   findings: FindingUpsert[];
 }
 
-export interface RecorderOptions {
-  flushMs?: number;
-  maxBatch?: number;
-  /** Beyond this many queued recordings, new ones are dropped and counted (never the answer). */
-  maxQueue?: number;
-  onError?: (error: unknown) => void;
-}
+/** flushMs, maxBatch, maxQueue (beyond it new recordings are dropped and counted), onError. */
+export type RecorderOptions = WriteQueueOptions;
 
 export class Recorder {
-  private queue: Recording[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
+  private readonly queue: WriteQueue<Recording>;
   /** SQLite: the worker thread that writes batches (started on the first batch). */
   private writer: SqliteWriter | undefined;
-  readonly stats = { written: 0, dropped: 0, failed: 0 };
-  private readonly flushMs: number;
-  private readonly maxBatch: number;
-  private readonly maxQueue: number;
+  readonly stats: WriteQueue<Recording>['stats'];
 
   constructor(
     private readonly store: Store,
-    private readonly options: RecorderOptions = {},
+    options: RecorderOptions = {},
   ) {
-    this.flushMs = options.flushMs ?? 20;
-    this.maxBatch = options.maxBatch ?? 500;
-    this.maxQueue = options.maxQueue ?? 100_000;
+    this.queue = new WriteQueue((batch) => this.write(batch), options);
+    this.stats = this.queue.stats;
   }
 
   record(recording: Recording): void {
-    if (this.queue.length >= this.maxQueue) {
-      this.stats.dropped += 1;
-      return;
-    }
     this.queue.push(recording);
-    if (this.queue.length >= this.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
   /** Findings raised outside a decision, written with the next batch. */
@@ -76,33 +60,13 @@ export class Recorder {
 
   /** Writes everything queued so far; resolves when it is on disk. */
   async flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.flushing !== undefined) await this.flushing;
-    if (this.queue.length === 0) return;
-    this.flushing = this.drain().finally(() => {
-      this.flushing = undefined;
-    });
-    await this.flushing;
+    await this.queue.flush();
   }
 
   async close(): Promise<void> {
-    await this.flush();
+    await this.queue.close();
     await this.writer?.close();
     this.writer = undefined;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        await this.write(batch);
-        this.stats.written += batch.length;
-      } catch (error) {
-        this.stats.failed += batch.length;
-        this.options.onError?.(error);
-      }
-    }
   }
 
   private async write(batch: Recording[]): Promise<void> {

@@ -133,6 +133,15 @@ export async function plan(db: Db, cutoffs: Cutoffs, scopes: StoredScope[]): Pro
   return { content_cleared: contentCleared, traces_deleted: tracesDeleted, memory_deleted: memoryDeleted, held: heldTraces + heldMemory };
 }
 
+/** Ids of the next `batch` decision records the condition selects (a subquery: the statement stays one round trip). */
+function traceIds(db: Db, condition: Condition, batch: number) {
+  return db
+    .selectFrom('traces')
+    .select('traces.id')
+    .where((eb) => condition(eb as unknown as Eb))
+    .limit(batch);
+}
+
 /** Deletes traces past `cutoffs.traces` that no hold keeps, `batch` rows per statement; answers how many. */
 export async function deleteTraces(db: Db, cutoffs: Cutoffs, scopes: () => Promise<StoredScope[]>, batch: number): Promise<number> {
   const past = pastTraces(cutoffs);
@@ -140,16 +149,7 @@ export async function deleteTraces(db: Db, cutoffs: Cutoffs, scopes: () => Promi
   return inBatches(async () => {
     const condition = removable(past, TRACES, await scopes());
     if (condition === null) return 0;
-    const result = await db
-      .deleteFrom('traces')
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('traces')
-          .select('traces.id')
-          .where((inner) => condition(inner as unknown as Eb))
-          .limit(batch),
-      )
-      .executeTakeFirst();
+    const result = await db.deleteFrom('traces').where('id', 'in', traceIds(db, condition, batch)).executeTakeFirst();
     return Number(result.numDeletedRows);
   }, batch);
 }
@@ -160,17 +160,7 @@ export async function clearContent(db: Db, cutoffs: Cutoffs, scopes: () => Promi
   return inBatches(async () => {
     const condition = removable(past, TRACES, await scopes());
     if (condition === null) return 0;
-    const result = await db
-      .updateTable('traces')
-      .set({ content: null })
-      .where('id', 'in', (eb) =>
-        eb
-          .selectFrom('traces')
-          .select('traces.id')
-          .where((inner) => condition(inner as unknown as Eb))
-          .limit(batch),
-      )
-      .executeTakeFirst();
+    const result = await db.updateTable('traces').set({ content: null }).where('id', 'in', traceIds(db, condition, batch)).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }, batch);
 }
