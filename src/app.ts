@@ -34,6 +34,7 @@ import { evidenceRoutes } from './evidence/routes.js';
 import { EvidenceService } from './evidence/service.js';
 import { FileEvidenceStorage, type EvidenceStorage } from './evidence/storage.js';
 import { guardRoutes } from './guard/routes.js';
+import { proxyRoutes } from './proxy/routes.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
 import { errorsPlugin, frameworkError } from './http/errors.js';
@@ -50,6 +51,8 @@ import { openApiPlugin } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { Sealer } from './lib/sealed.js';
+import { McpService } from './mcp/service.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { memoryRoutes } from './memory/routes.js';
 import { MemoryService } from './memory/service.js';
 import { messageRoutes } from './messages/routes.js';
@@ -73,6 +76,8 @@ import { ExportService } from './export/service.js';
 import { retentionRoutes } from './retention/routes.js';
 import { RetentionService } from './retention/service.js';
 import { MetricsService } from './traces/metrics.js';
+import { otlpRoutes } from './otlp/routes.js';
+import { SpanService } from './otlp/service.js';
 import { traceRoutes } from './traces/routes.js';
 import { TraceService } from './traces/service.js';
 import { tokenRoutes } from './tokens/routes.js';
@@ -123,6 +128,7 @@ export interface Services {
   worker: Worker;
   evidence: EvidenceService;
   findings: FindingService;
+  mcp: McpService;
 }
 
 export type App = FastifyInstance & { services: Services };
@@ -179,6 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Signed agent messages and memory entries are written in batches off the request path; their
   // write errors go to the app's log once it exists.
   let writeErrors: (error: unknown) => void = () => undefined;
+  let mcpErrors: (error: unknown, server: string) => void = () => undefined;
   const sealer = new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir });
   const signingKeys = new SigningKeyService(store, audit, sealer, clock);
   const credentials = new CredentialService(store, audit, resolver, clock);
@@ -242,11 +249,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       checkpoints: { create: (actor) => services.auditCheckpoints.create(actor) },
     }),
     findings: new FindingService(store, audit, clock),
+    mcp: new McpService({
+      store,
+      audit,
+      clock,
+      recorder,
+      pipeline,
+      gatewayVersion: GATEWAY_VERSION,
+      onError: (error, server) => mcpErrors(error, server),
+    }),
   };
   await services.detectors.sync();
   await services.policies.sync();
   services.versions.add('policies', () => policyRegistry.versions());
-  services.versions.add('policy_language', () => '1');
+  // 2: the mcp_tool condition.
+  services.versions.add('policy_language', () => '2');
   services.versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
   services.health.addGaps(() => [
     ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
@@ -281,6 +298,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   recordingErrors = (error) => app.log.error({ err: error }, 'recording decisions failed');
   writeErrors = (error) => app.log.error({ err: error }, 'recording agent messages or memory entries failed');
+  mcpErrors = (error, server) => app.log.warn({ err: error, server }, 'rescanning an MCP server after tools/list_changed failed');
   app.setValidatorCompiler(createValidatorCompiler());
   // Only JSON bodies are accepted; anything else is a 415 rather than a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -305,10 +323,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
   await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
+  await app.register(proxyRoutes, { pipeline, config, clock });
   await app.register(agentRoutes, { agents });
   await app.register(agentViewRoutes, { views: new AgentViewService({ store, audit, clock, recorder, directory }) });
   await app.register(identityRoutes, { identities: services.identities });
   await app.register(toolRoutes, { tools });
+  await app.register(mcpRoutes, { mcp: services.mcp });
   await app.register(approvalRoutes, { approvals });
   await app.register(auditRoutes, { audit: new AuditService(store, services.auditCheckpoints) });
   await app.register(findingRoutes, { findings: services.findings, attention: new AttentionService(store, clock) });
@@ -316,6 +336,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(policyRoutes, { policies: services.policies });
   await app.register(messageRoutes, { signingKeys: services.signingKeys, messages: services.messages });
   await app.register(memoryRoutes, { memory: services.memory });
+  await app.register(otlpRoutes, { spans: new SpanService(store, clock) });
   await app.register(traceRoutes, { traces: new TraceService(store, clock), metrics: new MetricsService(store, clock) });
   await app.register(exportRoutes, { exporter: new ExportService(store, clock, GATEWAY_VERSION) });
   await app.register(retentionRoutes, { retention: services.retention });
@@ -323,7 +344,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(jobRoutes, { jobs: services.jobs });
   await app.register(evidenceRoutes, { evidence: services.evidence });
   app.addHook('onClose', async () => {
-    await Promise.all([services.messages.close(), services.memory.close()]);
+    await Promise.all([services.messages.close(), services.memory.close(), services.mcp.close()]);
   });
 
   registerJobHandlers(worker, { evidenceBuild: services.evidence.handleJob });

@@ -183,6 +183,27 @@ export const ConfigSchema = Type.Object(
       default: null,
       description: 'the provider key the gateway holds for messages',
     }),
+    // Upstream reliability and streaming (src/proxy)
+    upstream_timeout_ms: Milliseconds('milliseconds an upstream may take to send headers, and between body chunks', 60_000),
+    upstream_retries: Type.Integer({
+      minimum: 0,
+      maximum: 10,
+      default: 2,
+      description: 'further attempts after a connection error or a 429/502/503/504 answer (0 to 10)',
+    }),
+    upstream_breaker_failures: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 5,
+      description: 'consecutive failed upstream attempts after which its circuit breaker opens (1 to 1000)',
+    }),
+    upstream_breaker_cooldown_ms: Milliseconds('milliseconds an open circuit breaker refuses calls before one trial', 30_000),
+    stream_holdback_chars: Type.Integer({
+      minimum: 16,
+      maximum: 65_536,
+      default: 256,
+      description: 'characters of streamed model output held back until checked, so a match split across chunks is caught (16 to 65536)',
+    }),
   },
   { additionalProperties: false },
 );

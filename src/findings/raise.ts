@@ -65,6 +65,8 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'completion.unverified_claim': 'unverified completion',
   'pipeline.fail_closed': 'fail closed',
   'agent_message.agent_card_mismatch': 'another policy rule',
+  'mcp.schema_drift': 'tamper',
+  'mcp.undeclared_tool': 'unknown tool',
 };
 
 /** A composed escalation that starts from reading a secret is about credentials. */
@@ -148,6 +150,19 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
     }
     if (context.registered && toolCall.undeclared) {
       add('registry_drift', ['tool', call.tool], `Agent ${call.agent} called ${call.tool}, which it does not declare`, { tool: call.tool, seen: 'tool' });
+    }
+  }
+  const mcp = call.mcp;
+  if (mcp !== undefined && mcp.fact !== null) {
+    // The MCP facts raise their own types besides the containment (spec 01 §2.6).
+    const rule = context.fired.find((item) => item.rule_id === (mcp.fact === 'drifted' ? 'mcp.schema_drift' : 'mcp.undeclared_tool'));
+    const stopped = rule !== undefined && rule.mode === 'enforce' && rule.effect === 'block';
+    const prefix = rule !== undefined && rule.mode === 'observe' ? 'Would have been blocked: ' : '';
+    const evidence = { server: mcp.server, tool: mcp.tool, tool_key: call.tool, status: mcp.status, rule_id: rule?.rule_id ?? null, blocked: stopped };
+    if (mcp.fact === 'drifted') {
+      add('mcp_schema_drift', [mcp.server, mcp.tool], `${prefix}MCP tool ${mcp.server}/${mcp.tool} is not as reviewed (${mcp.status ?? 'changed'})${stopped ? ' (contained)' : ''}`, evidence);
+    } else {
+      add('undeclared_mcp_tool', [mcp.server, mcp.tool], `${prefix}Agent ${call.agent} called unregistered MCP tool ${mcp.server}/${mcp.tool}${stopped ? ' (contained)' : ''}`, evidence);
     }
   }
   for (const run of context.runs) {

@@ -39,6 +39,24 @@ export function actionsOf(kinds: readonly string[]): string[] {
   return [...new Set(kinds.map((kind) => ACTION_OF_KIND[kind]).filter((action): action is string => action !== undefined))];
 }
 
+/**
+ * The grant that covers a tool: its own, else for an MCP tool (`mcp:<server>/<tool>`) the server's
+ * wildcard `mcp:<server>/*`, else `*`.
+ */
+export function grantFor(agent: AgentFacts, tool: string): Grant | null {
+  const exact = agent.grants.get(tool);
+  if (exact !== undefined) return exact;
+  const server = mcpServerWildcard(tool);
+  return (server === null ? undefined : agent.grants.get(server)) ?? agent.grants.get('*') ?? null;
+}
+
+/** `mcp:<server>/*` for an MCP tool key, null for other tools. */
+function mcpServerWildcard(tool: string): string | null {
+  if (!tool.startsWith('mcp:')) return null;
+  const slash = tool.indexOf('/');
+  return slash < 0 ? null : `${tool.slice(0, slash)}/*`;
+}
+
 export function checkCapability(input: {
   agent: AgentFacts;
   tool: string;
@@ -50,9 +68,11 @@ export function checkCapability(input: {
   const { agent, tool } = input;
   const outcomes = new Set<CapabilityOutcome>();
   const problems: string[] = [];
-  const grant = agent.grants.get(tool) ?? agent.grants.get('*') ?? null;
+  const grant = grantFor(agent, tool);
   // Only a registered agent has a declaration to compare with (CONTRACT.md: `tool.not_declared`).
-  if (agent.registered && !(agent.declaredTools ?? []).includes(tool)) outcomes.add('not_declared');
+  const declared = agent.declaredTools ?? [];
+  const server = mcpServerWildcard(tool);
+  if (agent.registered && !declared.includes(tool) && (server === null || !declared.includes(server))) outcomes.add('not_declared');
   if (grant === null) {
     outcomes.add('denied');
     return { outcomes, grant, problems };

@@ -16,7 +16,7 @@ import { matchProtection } from '../agent-views/protection-match.js';
 import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
-import { actionsOf, allowedHosts, checkCapability, type CapabilityCheck } from './capability.js';
+import { actionsOf, allowedHosts, checkCapability, grantFor, type CapabilityCheck } from './capability.js';
 import { runDetectors, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
 import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
@@ -45,6 +45,18 @@ export interface GuardCall {
   /** agent_message: the recipient and what the signature check found. */
   recipient?: string;
   signature?: SignatureStatus;
+  /** MCP calls (src/mcp): the server and tool, and whether the tool drifted from its pin or is unregistered. */
+  mcp?: McpCallFacts;
+}
+
+/** What the MCP registry says of the tool an MCP call names (`mcp_tool` condition). */
+export interface McpCallFacts {
+  server: string;
+  tool: string;
+  /** drifted: listed but not as reviewed (changed, new or removed); undeclared: not registered; null: pinned. */
+  fact: 'drifted' | 'undeclared' | null;
+  /** The registry status of the tool (pinned, changed, new, removed), null when unregistered. */
+  status: string | null;
 }
 
 /** What the signature check of an inter-agent message found (see src/messages). */
@@ -195,6 +207,7 @@ export class Pipeline {
       budgetExceeded: toolFacts?.budget.exceeded ?? false,
       loopDetected: toolFacts?.loop.detected ?? false,
       signature: call.signature ?? null,
+      mcpTool: call.mcp?.fact ?? null,
     };
     const evaluation = evaluate(packs, facts);
     let { verdict, effectiveVerdict, decisive } = evaluation;
@@ -236,7 +249,7 @@ export class Pipeline {
   private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number): Promise<GatheredToolFacts> {
     const args = call.arguments ?? {};
     const taint = this.argumentTaint(call, args, nowMs);
-    const grant = agent.grants.get(tool) ?? agent.grants.get('*') ?? null;
+    const grant = grantFor(agent, tool);
     const action = analyseAction({
       tool,
       arguments: args,
@@ -345,7 +358,7 @@ export class Pipeline {
     };
     if (toolFacts !== null) decision.explanation.tool_call = toolCallView(toolFacts);
     const transformed = this.transform(call.content, fired, run.detections);
-    if (transformed !== null) decision.transformed_content = transformed;
+    if (transformed !== null) decision.transformed_content = transformed.text;
     if (verdict === 'escalate' && toolFacts !== null && this.deps.approvals !== undefined) {
       decision.approval_id = await this.deps.approvals.hold({
         agent: call.agent,
@@ -362,7 +375,7 @@ export class Pipeline {
     const latencyMs = performance.now() - started;
     const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
-    return { decision, ...recorded };
+    return { decision, ...recorded, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
   }
 
   /**
@@ -390,23 +403,26 @@ export class Pipeline {
   }
 
   /** Masks or tokenizes personal data when an enforcing mask/tokenize rule fired. */
-  private transform(content: string, fired: readonly FiredRule[], detections: readonly Detection[]): string | null {
+  private transform(content: string, fired: readonly FiredRule[], detections: readonly Detection[]): { text: string; replacements: Replacement[] } | null {
     const rule = fired.find((item) => item.mode === 'enforce' && (item.effect === 'mask' || item.effect === 'tokenize'));
     if (rule === undefined) return null;
     const spans = nonOverlapping(detections.filter((detection) => detection.entity.startsWith('PII.')));
     if (spans.length === 0) return null;
     let output = '';
     let cursor = 0;
+    const replacements: Replacement[] = [];
     for (const detection of spans) {
       output += content.slice(cursor, detection.start);
       const value = content.slice(detection.start, detection.end);
-      output +=
+      const replacement =
         rule.effect === 'mask'
           ? `[${detection.entity}]`
           : `<${detection.entity}:${createHmac('sha256', this.tokenKey).update(value).digest('hex').slice(0, 12)}>`;
+      output += replacement;
+      replacements.push({ start: detection.start, end: detection.end, replacement });
       cursor = detection.end;
     }
-    return output + content.slice(cursor);
+    return { text: output + content.slice(cursor), replacements };
   }
 
   /**
@@ -515,6 +531,18 @@ export interface Decided {
   decision: Decision;
   contentSha256: string;
   recordedContent: string | null;
+  /**
+   * The spans of the content that `transformed_content` replaced (offsets into the checked content),
+   * so that a proxy can rewrite the parts of a wire message and restore tokens in the answer.
+   */
+  replacements?: Replacement[];
+}
+
+/** One masked or tokenized span: `content.slice(start, end)` became `replacement`. */
+export interface Replacement {
+  start: number;
+  end: number;
+  replacement: string;
 }
 
 interface Outcome {

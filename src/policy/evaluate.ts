@@ -27,6 +27,8 @@ export interface CallFacts {
   loopDetected: boolean;
   /** agent_message: what the signature check found; null elsewhere. */
   signature: string | null;
+  /** MCP calls: the tool drifted from its reviewed pin, or is not registered; null otherwise. */
+  mcpTool: 'drifted' | 'undeclared' | null;
 }
 
 export interface FiredRule {
@@ -97,6 +99,8 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
   if (signatures !== undefined) checks.push((facts) => facts.signature !== null && (signatures as readonly string[]).includes(facts.signature));
   if (when.budget_exceeded !== undefined) checks.push((facts) => facts.budgetExceeded === when.budget_exceeded);
   if (when.loop_detected !== undefined) checks.push((facts) => facts.loopDetected === when.loop_detected);
+  const mcpTool = list(when.mcp_tool);
+  if (mcpTool !== undefined) checks.push((facts) => facts.mcpTool !== null && mcpTool.includes(facts.mcpTool));
 
   const entityMatches = (detection: Detection) =>
     detection.score >= minScore &&

@@ -23,6 +23,7 @@ const facts = (overrides: Partial<CallFacts>): CallFacts => ({
   budgetExceeded: false,
   loopDetected: false,
   signature: null,
+  mcpTool: null,
   ...overrides,
 });
 
@@ -62,6 +63,23 @@ describe('shipped packs reproduce spec 01 §2.3', () => {
     const call = facts({ surface: 'input', detections: [detection('INJECTION.INSTRUCTION_OVERRIDE')] });
     expect(evaluate(packs, call).verdict).toBe('allow');
     expect(evaluate(enforced, call).verdict).toBe('block');
+  });
+});
+
+describe('mcp_tool condition (agent-boundaries)', () => {
+  it.each([
+    ['a drifted MCP tool is blocked', facts({ surface: 'tool_args', mcpTool: 'drifted', capability: new Set(['granted'] as const) }), 'block', ['mcp.schema_drift']],
+    ['an unregistered MCP tool is blocked', facts({ surface: 'tool_args', mcpTool: 'undeclared', capability: new Set(['granted'] as const) }), 'block', ['mcp.undeclared_tool']],
+    ['a pinned MCP tool fires nothing', facts({ surface: 'tool_args', mcpTool: null, capability: new Set(['granted'] as const) }), 'allow', []],
+    ['the fact does not apply off tool_args', facts({ surface: 'tool_result', mcpTool: 'drifted' }), 'allow', []],
+  ] as const)('%s', (_name, call, verdict, rules) => {
+    const result = evaluate(packs, call);
+    expect(result.verdict).toBe(verdict);
+    expect(result.fired.map((rule) => rule.rule_id)).toEqual(rules);
+  });
+
+  it('refuses an unknown mcp_tool value', () => {
+    expect(() => parsePack('key: x\nversion: 1\nmode: observe\nrules:\n  - { id: a.b, when: { mcp_tool: renamed }, effect: block }\n')).toThrow(PackInvalid);
   });
 });
 

@@ -24,6 +24,7 @@ export type CapabilityOutcome = (typeof CAPABILITY_OUTCOMES)[number];
 /** Blast radius of an analysed action, smallest first; `action_blast_radius` means "at least". */
 export const BLAST_RADII = ['none', 'narrow', 'broad', 'total'] as const;
 export type BlastRadius = (typeof BLAST_RADII)[number];
+export const MCP_TOOL_FACTS = ['drifted', 'undeclared'] as const;
 export const SIGNATURE_STATUSES = ['valid', 'unsigned', 'no_key', 'bad_signature', 'stale', 'replayed', 'incomplete'] as const;
 
 const SurfaceName = StringEnum(SURFACES);
@@ -62,6 +63,8 @@ export const WhenSchema = Type.Object(
     signature: Type.Optional(OneOrMany(StringEnum(SIGNATURE_STATUSES))),
     budget_exceeded: Type.Optional(Type.Boolean()),
     loop_detected: Type.Optional(Type.Boolean()),
+    /** MCP calls: the tool drifted from its reviewed pin (changed, new or removed), or is not registered. */
+    mcp_tool: Type.Optional(OneOrMany(StringEnum(MCP_TOOL_FACTS))),
   },
   { additionalProperties: false },
 );

@@ -326,6 +326,75 @@ export interface LegalHoldsTable {
   released_by: string | null;
 }
 
+export interface McpServersTable {
+  name: string;
+  url: string | null;
+  /** streamable_http | stdio | sse */
+  transport: string;
+  command: string | null;
+  /** JSON array of strings. */
+  args: string;
+  /** trusted | untrusted: whether the server's results are trusted content. */
+  trust_level: string;
+  pinned_version: string | null;
+  server_version: string | null;
+  last_scanned_at: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface McpToolsTable {
+  server: string;
+  name: string;
+  title: string | null;
+  description: string | null;
+  /** JSON. */
+  input_schema: string;
+  output_schema: string | null;
+  /** JSON. */
+  annotations: string;
+  impact: string;
+  current_hash: string;
+  pin_hash: string | null;
+  /** JSON of the definition accepted at review. */
+  pinned_definition: string | null;
+  reviewed_at: string | null;
+  reviewed_by: string | null;
+  review_note: string | null;
+  /** pinned | changed | new | removed */
+  status: string;
+  poisoned: number;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface SpansTable {
+  /** Lower-case hex, as OTLP/JSON writes ids. */
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  /** unspecified | internal | server | client | producer | consumer */
+  kind: string;
+  start_time: string;
+  end_time: string | null;
+  duration_ms: number | null;
+  /** unset | ok | error */
+  status_code: string;
+  status_message: string | null;
+  scope_name: string | null;
+  /** JSON objects, bounded (src/otlp/normalize.ts). */
+  attributes: string;
+  resource_attributes: string;
+  dropped_attributes: number;
+  agent: string | null;
+  external_system: string;
+  external_id: string;
+  decision_id: string | null;
+  received_at: string;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -349,6 +418,9 @@ export interface Database {
   jobs: JobsTable;
   evidence_packages: EvidencePackagesTable;
   legal_holds: LegalHoldsTable;
+  spans: SpansTable;
+  mcp_servers: McpServersTable;
+  mcp_tools: McpToolsTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -370,3 +442,7 @@ export type AuditCheckpointRow = Selectable<AuditCheckpointsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type EvidencePackageRow = Selectable<EvidencePackagesTable>;
 export type LegalHoldRow = Selectable<LegalHoldsTable>;
+export type SpanRow = Selectable<SpansTable>;
+export type NewSpan = Insertable<SpansTable>;
+export type McpServerRow = Selectable<McpServersTable>;
+export type McpToolRow = Selectable<McpToolsTable>;

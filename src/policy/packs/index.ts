@@ -99,6 +99,21 @@ rules:
     effect: escalate
     severity: medium
     message: The agent claims it is finished, but the facts that prove it were not reported.
+  - id: mcp.schema_drift
+    when: { surface: tool_args, mcp_tool: drifted }
+    effect: block
+    severity: high
+    message: >-
+      The MCP tool's description, schema or annotations differ from what was reviewed (or it was
+      never reviewed). Rescan with POST /api/mcp-servers/{name}/scan and accept the change with
+      POST /api/mcp-servers/{name}/tools.
+  - id: mcp.undeclared_tool
+    when: { surface: tool_args, mcp_tool: undeclared }
+    effect: block
+    severity: high
+    message: >-
+      The MCP tool is not registered: register its server with POST /api/mcp-servers, scan it and
+      accept the tool before agents call it.
 `;
 
 export const INJECTION_GUARDS = `

@@ -4,12 +4,16 @@ import * as foundation from './2026-11-21-01-foundation.js';
 import * as decisions from './2026-11-21-02-decisions.js';
 import * as agents from './2026-11-21-03-agents.js';
 import * as review from './2026-11-21-04-review.js';
+import * as spans from './2026-11-21-05-spans.js';
+import * as mcp from './2026-11-21-06-mcp.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
   '2026-11-21-02-decisions': decisions,
   '2026-11-21-03-agents': agents,
   '2026-11-21-04-review': review,
+  '2026-11-21-05-spans': spans,
+  '2026-11-21-06-mcp': mcp,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';

@@ -1,0 +1,79 @@
+// The model proxies (spec 01 §4: POST /v1/chat/completions) and GET /api/reliability (spec 02:
+// circuit-breaker state and live budget consumption). Handlers are a few lines: the work is in
+// chat-completions.ts and the wire-format-free core (checks, holdback, upstream).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { speakingAgent, type Principal } from '../auth/principal.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Pipeline } from '../pipeline/decide.js';
+import { ChatCompletionsProxy } from './chat-completions.js';
+import { ChatCompletionSchema, ChatCompletionsBody, PROXY_BODY_LIMIT, ReliabilitySchema } from './schemas.js';
+import { Upstreams } from './upstream.js';
+import { UsageLedger } from './usage.js';
+
+export interface ProxyRoutesOptions {
+  pipeline: Pipeline;
+  config: Config;
+  clock: Clock;
+}
+
+export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { pipeline, config, clock }) => {
+  const upstreams = new Upstreams(
+    {
+      timeoutMs: config.upstream_timeout_ms,
+      retries: config.upstream_retries,
+      breakerFailures: config.upstream_breaker_failures,
+      breakerCooldownMs: config.upstream_breaker_cooldown_ms,
+    },
+    clock,
+  );
+  app.addHook('onClose', async () => upstreams.close());
+  const usage = new UsageLedger();
+  const openai = { baseUrl: config.upstream_openai_base_url, apiKey: config.upstream_openai_api_key };
+  const holdbackChars = config.stream_holdback_chars;
+  // Made now, so that GET /api/reliability lists the upstream before its first call.
+  const openaiUpstream = upstreams.get('openai', openai.baseUrl);
+  const chat = new ChatCompletionsProxy({
+    pipeline,
+    upstream: () => openaiUpstream,
+    apiKey: openai.apiKey,
+    holdbackChars,
+    usage,
+  });
+
+  app.post(
+    '/v1/chat/completions',
+    {
+      config: { access: 'traffic' },
+      bodyLimit: PROXY_BODY_LIMIT,
+      schema: {
+        tags: ['proxy'],
+        summary: 'Chat completions through the gateway: the request and the answer are checked; a block is a 200 refusal',
+        body: ChatCompletionsBody,
+        response: { 200: ChatCompletionSchema },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['x-parapet-agent'];
+      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
+      await chat.handle(request, reply, agent);
+      return reply;
+    },
+  );
+
+  app.get(
+    '/api/reliability',
+    { config: { access: 'viewer' }, schema: { tags: ['reliability'], summary: 'Upstream circuit breakers, retries and model usage', response: { 200: ReliabilitySchema } } },
+    async () => ({
+      upstreams: upstreams.list(),
+      settings: {
+        upstream_timeout_ms: upstreams.settings.timeoutMs,
+        upstream_retries: upstreams.settings.retries,
+        upstream_breaker_failures: upstreams.settings.breakerFailures,
+        upstream_breaker_cooldown_ms: upstreams.settings.breakerCooldownMs,
+        stream_holdback_chars: holdbackChars,
+      },
+      usage: usage.list(),
+    }),
+  );
+};
