@@ -35,6 +35,8 @@ import { EvidenceService } from './evidence/service.js';
 import { FileEvidenceStorage, type EvidenceStorage } from './evidence/storage.js';
 import { guardRoutes } from './guard/routes.js';
 import { proxyRoutes } from './proxy/routes.js';
+import { usageRoutes } from './runs/routes.js';
+import { RunGovernor } from './runs/service.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
 import { errorsPlugin, frameworkError } from './http/errors.js';
@@ -323,7 +325,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
   await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
-  await app.register(proxyRoutes, { pipeline, config, clock });
+  const runs = new RunGovernor({
+    store,
+    agents: deps.agents ?? directory,
+    recorder,
+    clock,
+    prices: config.model_prices,
+    onError: (error) => app.log.error({ err: error }, 'counting model usage failed'),
+  });
+  await app.register(proxyRoutes, { pipeline, config, clock, runs });
+  await app.register(usageRoutes, { store, clock, runs });
   await app.register(agentRoutes, { agents });
   await app.register(agentViewRoutes, { views: new AgentViewService({ store, audit, clock, recorder, directory }) });
   await app.register(identityRoutes, { identities: services.identities });

@@ -307,7 +307,7 @@ describe.each(DIALECTS)('agent lineage, posture and protections (%s)', (dialect)
       words: [],
       avoid: null,
       allowed: null,
-      limits: { max_tool_calls_per_hour: null, loop_threshold: 5, loop_window_seconds: 60 },
+      limits: { max_tool_calls_per_hour: null, loop_threshold: 5, loop_window_seconds: 60, max_calls_per_day: null, max_cost_usd_per_day: null },
     };
 
     it('reads, merges and removes protections; audits the change and reloads the directory', async () => {
@@ -315,7 +315,7 @@ describe.each(DIALECTS)('agent lineage, posture and protections (%s)', (dialect)
       expect((await get('/api/agents/pr-a/protection')).body).toEqual({ agent: 'pr-a', ...empty });
 
       const set = await post('/api/agents/pr-a/protection', {
-        protections: { max_tool_calls_per_hour: 100, loop_threshold: 3, custom_flag: { on: true } },
+        protections: { max_tool_calls_per_hour: 100, loop_threshold: 3, max_calls_per_day: 40, max_cost_usd_per_day: 2.5, custom_flag: { on: true } },
         message: 'I cannot talk about that.',
         words: ['falcon', 'Project X'],
         avoid: 'layoffs, merger',
@@ -323,12 +323,12 @@ describe.each(DIALECTS)('agent lineage, posture and protections (%s)', (dialect)
       expect(set.status).toBe(200);
       const expected = {
         agent: 'pr-a',
-        protections: { max_tool_calls_per_hour: 100, loop_threshold: 3, custom_flag: { on: true } },
+        protections: { max_tool_calls_per_hour: 100, loop_threshold: 3, max_calls_per_day: 40, max_cost_usd_per_day: 2.5, custom_flag: { on: true } },
         message: 'I cannot talk about that.',
         words: ['falcon', 'Project X'],
         avoid: 'layoffs, merger',
         allowed: null,
-        limits: { max_tool_calls_per_hour: 100, loop_threshold: 3, loop_window_seconds: 60 },
+        limits: { max_tool_calls_per_hour: 100, loop_threshold: 3, loop_window_seconds: 60, max_calls_per_day: 40, max_cost_usd_per_day: 2.5 },
       };
       expect(set.body).toEqual(expected);
       expect((await get('/api/agents/pr-a/protection')).body).toEqual(expected);
@@ -336,12 +336,14 @@ describe.each(DIALECTS)('agent lineage, posture and protections (%s)', (dialect)
       expect(JSON.parse(row.protections)).toEqual({
         max_tool_calls_per_hour: 100,
         loop_threshold: 3,
+        max_calls_per_day: 40,
+        max_cost_usd_per_day: 2.5,
         custom_flag: { on: true },
         message: 'I cannot talk about that.',
         words: ['falcon', 'Project X'],
         avoid: 'layoffs, merger',
       });
-      expect(ctx.gateway.app.services.directory.lookup('pr-a').limits).toEqual({ maxToolCallsPerHour: 100, loopThreshold: 3, loopWindowSeconds: 60 });
+      expect(ctx.gateway.app.services.directory.lookup('pr-a').limits).toEqual({ maxToolCallsPerHour: 100, loopThreshold: 3, loopWindowSeconds: 60, maxCallsPerDay: 40, maxCostUsdPerDay: 2.5 });
 
       const audit = await ctx.gateway.store.db.selectFrom('audit_entries').selectAll().where('action', '=', 'agent.protection').where('target', '=', 'pr-a').execute();
       expect(audit).toHaveLength(1);
@@ -367,6 +369,9 @@ describe.each(DIALECTS)('agent lineage, posture and protections (%s)', (dialect)
       ['max_tool_calls_per_hour below 1', { protections: { max_tool_calls_per_hour: 0 } }, '/body/protections/max_tool_calls_per_hour'],
       ['max_tool_calls_per_hour not an integer', { protections: { max_tool_calls_per_hour: 2.5 } }, '/body/protections/max_tool_calls_per_hour'],
       ['loop_threshold below 2', { protections: { loop_threshold: 1 } }, '/body/protections/loop_threshold'],
+      ['max_calls_per_day below 1', { protections: { max_calls_per_day: 0 } }, '/body/protections/max_calls_per_day'],
+      ['max_cost_usd_per_day of 0', { protections: { max_cost_usd_per_day: 0 } }, '/body/protections/max_cost_usd_per_day'],
+      ['max_cost_usd_per_day as text', { protections: { max_cost_usd_per_day: '5' } }, '/body/protections/max_cost_usd_per_day'],
       ['loop_window_seconds as text', { protections: { loop_window_seconds: '60' } }, '/body/protections/loop_window_seconds'],
       ['a reserved key inside protections', { protections: { words: ['x'] } }, '/body/protections/words'],
       ['more than 200 words', { words: Array.from({ length: 201 }, (_, i) => `w${i}`) }, '/body/words'],

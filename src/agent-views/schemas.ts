@@ -58,6 +58,10 @@ export const ProtectionBody = Body({
           max_tool_calls_per_hour: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'tool calls per agent per hour (budget_exhausted beyond)' }))),
           loop_threshold: Type.Optional(Nullable(Type.Integer({ minimum: 2, description: 'identical tool calls within the window that make a loop' }))),
           loop_window_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'window of the loop check' }))),
+          max_calls_per_day: Type.Optional(Nullable(Type.Integer({ minimum: 1, description: 'proxied model calls per agent per UTC day (budget_exhausted beyond)' }))),
+          max_cost_usd_per_day: Type.Optional(
+            Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, description: 'model cost in USD per agent per UTC day, priced by model_prices (budget_exhausted once reached)' })),
+          ),
         },
         {
           additionalProperties: true,
@@ -93,6 +97,8 @@ export const ProtectionSchema = Type.Object({
       max_tool_calls_per_hour: Nullable(Type.Integer()),
       loop_threshold: Type.Integer(),
       loop_window_seconds: Type.Integer(),
+      max_calls_per_day: Nullable(Type.Integer()),
+      max_cost_usd_per_day: Nullable(Type.Number()),
     },
     { description: 'the limits the gateway enforces for the agent, defaults included' },
   ),

@@ -361,6 +361,8 @@ function protectionToWire(slug: string, stored: Record<string, unknown>): Protec
       max_tool_calls_per_hour: limits.maxToolCallsPerHour,
       loop_threshold: limits.loopThreshold,
       loop_window_seconds: limits.loopWindowSeconds,
+      max_calls_per_day: limits.maxCallsPerDay,
+      max_cost_usd_per_day: limits.maxCostUsdPerDay,
     },
   };
 }

@@ -65,6 +65,11 @@ export function limitsOf(protections: Record<string, unknown>): AgentLimits {
     maxToolCallsPerHour: positive(protections.max_tool_calls_per_hour, DEFAULT_LIMITS.maxToolCallsPerHour),
     loopThreshold: positive(protections.loop_threshold, DEFAULT_LIMITS.loopThreshold) ?? DEFAULT_LIMITS.loopThreshold,
     loopWindowSeconds: positive(protections.loop_window_seconds, DEFAULT_LIMITS.loopWindowSeconds) ?? DEFAULT_LIMITS.loopWindowSeconds,
+    maxCallsPerDay: positive(protections.max_calls_per_day, DEFAULT_LIMITS.maxCallsPerDay),
+    maxCostUsdPerDay:
+      typeof protections.max_cost_usd_per_day === 'number' && Number.isFinite(protections.max_cost_usd_per_day) && protections.max_cost_usd_per_day > 0
+        ? protections.max_cost_usd_per_day
+        : DEFAULT_LIMITS.maxCostUsdPerDay,
   };
 }
 

@@ -59,6 +59,16 @@ describe('loadConfig', () => {
     expect(commas.enabled_detectors).toEqual(['pii.native', 'secrets.native']);
   });
 
+  it('reads model_prices from the environment as a JSON object, and refuses a bad price in one line', () => {
+    const env = { PARAPET_MODEL_PRICES: '{"my-model": {"input_per_mtok": 1.5, "output_per_mtok": 6}}' };
+    expect(loadConfig({ env, cwd: emptyDir() }).model_prices).toEqual({ 'my-model': { input_per_mtok: 1.5, output_per_mtok: 6 } });
+    expect(loadConfig({ env: {}, cwd: emptyDir() }).model_prices['gpt-4o']).toEqual({ input_per_mtok: 2.5, output_per_mtok: 10 });
+    expect(failure(() => loadConfig({ env: { PARAPET_MODEL_PRICES: '{not json' }, cwd: emptyDir() }))).toMatch(/^config: model_prices is invalid .*a JSON object$/);
+    const negative = failure(() => loadConfig({ env: { PARAPET_MODEL_PRICES: '{"m": {"input_per_mtok": -1, "output_per_mtok": 1}}' }, cwd: emptyDir() }));
+    expect(negative).toMatch(/^config: model_prices is invalid/);
+    expect(negative.split('\n')).toHaveLength(1);
+  });
+
   it('honours the contract variables PORT, HOST, DATABASE_URL, PARAPET_DATA_DIR and PARAPET_CONFIG', () => {
     const dir = emptyDir();
     writeFileSync(path.join(dir, 'other.yaml'), 'allow_egress: true\n');

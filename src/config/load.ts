@@ -90,8 +90,16 @@ function readEnvironment(env: NodeJS.ProcessEnv): Record<string, unknown> {
 /** Environment values are text; lists arrive as JSON (`'["pii.native"]'`) or comma-separated. */
 function coerce(key: ConfigKey, raw: string): unknown {
   const schema = ConfigSchema.properties[key] as { type?: string };
-  if (schema.type !== 'array') return raw;
   const trimmed = raw.trim();
+  // Objects (model_prices) arrive as JSON only.
+  if (schema.type === 'object') {
+    try {
+      return JSON.parse(trimmed) as unknown;
+    } catch {
+      throw new ConfigError(`config: ${key} is invalid (got ${JSON.stringify(raw)}); allowed: a JSON object`);
+    }
+  }
+  if (schema.type !== 'array') return raw;
   if (trimmed.startsWith('[')) {
     try {
       return JSON.parse(trimmed) as unknown;

@@ -11,6 +11,32 @@ export const DEFAULT_DETECTORS = [
   'schema.json',
 ] as const;
 
+/**
+ * Published list prices (USD per million tokens, 2025) of common models, keyed by name prefix: a
+ * starting point so that daily cost budgets mean something out of the box. Contracts differ and
+ * prices change: set `model_prices` to your own (it replaces this table).
+ */
+export const DEFAULT_MODEL_PRICES: Record<string, { input_per_mtok: number; output_per_mtok: number }> = {
+  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
+  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+  'gpt-4.1': { input_per_mtok: 2, output_per_mtok: 8 },
+  'gpt-4.1-mini': { input_per_mtok: 0.4, output_per_mtok: 1.6 },
+  'gpt-4.1-nano': { input_per_mtok: 0.1, output_per_mtok: 0.4 },
+  'gpt-5': { input_per_mtok: 1.25, output_per_mtok: 10 },
+  'gpt-5-mini': { input_per_mtok: 0.25, output_per_mtok: 2 },
+  'gpt-5-nano': { input_per_mtok: 0.05, output_per_mtok: 0.4 },
+  'o3': { input_per_mtok: 2, output_per_mtok: 8 },
+  'o3-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
+  'o4-mini': { input_per_mtok: 1.1, output_per_mtok: 4.4 },
+  'claude-opus-4': { input_per_mtok: 15, output_per_mtok: 75 },
+  'claude-opus-4-5': { input_per_mtok: 5, output_per_mtok: 25 },
+  'claude-sonnet-4': { input_per_mtok: 3, output_per_mtok: 15 },
+  'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },
+  'claude-3-7-sonnet': { input_per_mtok: 3, output_per_mtok: 15 },
+  'claude-3-5-sonnet': { input_per_mtok: 3, output_per_mtok: 15 },
+  'claude-3-5-haiku': { input_per_mtok: 0.8, output_per_mtok: 4 },
+};
+
 const StringList = (description: string, defaults: readonly string[]) =>
   Type.Array(Type.String({ minLength: 1 }), { default: [...defaults], description });
 
@@ -198,6 +224,22 @@ export const ConfigSchema = Type.Object(
       description: 'consecutive failed upstream attempts after which its circuit breaker opens (1 to 1000)',
     }),
     upstream_breaker_cooldown_ms: Milliseconds('milliseconds an open circuit breaker refuses calls before one trial', 30_000),
+    // Model prices for usage and daily cost budgets (src/runs)
+    model_prices: Type.Record(
+      Type.String({ minLength: 1, maxLength: 200 }),
+      Type.Object(
+        {
+          input_per_mtok: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+          output_per_mtok: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        default: DEFAULT_MODEL_PRICES,
+        description:
+          'a JSON object: model name or prefix -> {"input_per_mtok": USD, "output_per_mtok": USD} per million tokens (the longest matching prefix wins; unknown models cost 0)',
+      },
+    ),
     stream_holdback_chars: Type.Integer({
       minimum: 16,
       maximum: 65_536,

@@ -22,9 +22,13 @@ export interface AgentLimits {
   /** The same tool with the same arguments this many times within `loopWindowSeconds` is a loop. */
   loopThreshold: number;
   loopWindowSeconds: number;
+  /** Proxied model calls per UTC day (src/runs), counted in the database across processes. */
+  maxCallsPerDay: number | null;
+  /** Model cost in USD per UTC day (src/runs); calls stop once it is reached. */
+  maxCostUsdPerDay: number | null;
 }
 
-export const DEFAULT_LIMITS: AgentLimits = { maxToolCallsPerHour: null, loopThreshold: 5, loopWindowSeconds: 60 };
+export const DEFAULT_LIMITS: AgentLimits = { maxToolCallsPerHour: null, loopThreshold: 5, loopWindowSeconds: 60, maxCallsPerDay: null, maxCostUsdPerDay: null };
 
 export interface AgentFacts {
   /** Approved in the registry; an unregistered name is a shadow agent (subject `agent:None`). */

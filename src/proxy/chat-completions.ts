@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
+import type { ProposedCall, RunGovernor, RunStop } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
@@ -20,6 +21,8 @@ export interface ChatProxyOptions {
   apiKey: string | null;
   holdbackChars: number;
   usage: UsageLedger;
+  /** Daily budgets, usage in the database and loops of proposed tool calls (src/runs). */
+  runs: RunGovernor;
 }
 
 /** A chat message as the wire carries it; only the fields the proxy reads are typed. */
@@ -104,13 +107,26 @@ export class ChatCompletionsProxy {
     const { apiKey } = this.options;
     if (apiKey === null) throw problem('unavailable', 'the chat-completions upstream has no key: set upstream_openai_api_key (PARAPET_UPSTREAM_OPENAI_API_KEY)');
     const body = request.body as ChatBody;
-    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId: sessionOf(request.headers['x-parapet-session'], body), traceId: request.id });
+    const sessionId = sessionOf(request.headers['x-parapet-session'], body);
+    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId, traceId: request.id });
     const stream = body.stream === true;
+
+    // A daily budget that is used up refuses the call before any check or upstream work.
+    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    if (overBudget !== null) {
+      this.options.usage.note(agent, body.model, null, false);
+      const field: ParapetField = { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] };
+      reply.header('x-parapet-verdict', field.verdict);
+      if (stream) this.sendRefusalStream(reply, body.model, overBudget.reason, field);
+      else reply.type('application/json').send(JSON.stringify(refusalCompletion(body.model, overBudget.reason, field)));
+      return;
+    }
 
     const requestParts = await this.checkRequest(body, checks);
     const stopped = requestParts.find((part) => stops(part.decision));
     if (stopped !== undefined) {
       this.options.usage.note(agent, body.model, null, false);
+      this.options.runs.noteRefused(agent, body.model);
       const field = parapetField(requestParts, false) as ParapetField;
       const text = field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
       reply.header('x-parapet-verdict', field.verdict);
@@ -137,8 +153,8 @@ export class ChatCompletionsProxy {
     }
 
     if (answer.status !== 200) return this.passError(reply, answer);
-    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, callerWantsUsage });
-    return this.complete(reply, answer, body, checks, requestParts, agent);
+    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, callerWantsUsage });
+    return this.complete(reply, answer, body, checks, requestParts, agent, sessionId);
   }
 
   /**
@@ -193,17 +209,31 @@ export class ChatCompletionsProxy {
   }
 
   /** A whole answer: the text as `output`, each proposed tool call as `tool_args`. */
-  private async complete(reply: FastifyReply, answer: UpstreamAnswer, body: ChatBody, checks: ProxyChecks, requestParts: CheckedPart[], agent: string): Promise<void> {
+  private async complete(reply: FastifyReply, answer: UpstreamAnswer, body: ChatBody, checks: ProxyChecks, requestParts: CheckedPart[], agent: string, sessionId: string): Promise<void> {
     let completion: { choices?: WireChoice[]; usage?: TokenUsage; model?: string; [key: string]: unknown };
     try {
       completion = JSON.parse(await answer.body.text()) as typeof completion;
     } catch {
       throw problem('unavailable', 'the chat-completions upstream answered 200 with a body that is not JSON');
     }
+    // Usage is counted and the proposed tool calls are looked at for a loop before anything is checked:
+    // a stopped run's answer is not passed on at all.
+    const proposed: ProposedCall[] = (completion.choices ?? []).flatMap((choice) =>
+      Array.isArray(choice.message?.tool_calls) ? choice.message.tool_calls.map((call) => ({ name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' })) : [],
+    );
+    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: completion.usage ?? null, toolCalls: proposed });
+    this.options.usage.note(agent, body.model, completion.usage ?? null, true);
+    if (loop !== null) {
+      const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...requestParts, runPart(loop)] };
+      reply.header('x-parapet-verdict', field.verdict);
+      const refusal = refusalCompletion(body.model, loop.reason, field);
+      // The upstream's id and usage stay: the tokens were spent.
+      reply.type('application/json').send(JSON.stringify({ ...refusal, id: completion.id ?? refusal.id, usage: completion.usage ?? refusal.usage }));
+      return;
+    }
     const parts = [...requestParts];
     for (const choice of completion.choices ?? []) parts.push(...(await this.governChoice(choice, checks)));
     const field = parapetField(parts, true) as ParapetField;
-    this.options.usage.note(agent, body.model, completion.usage ?? null, true);
     reply.header('x-parapet-verdict', field.verdict);
     reply.type('application/json').send(JSON.stringify({ ...completion, parapet: field }));
   }
@@ -270,7 +300,7 @@ export class ChatCompletionsProxy {
     body: ChatBody,
     checks: ProxyChecks,
     requestParts: CheckedPart[],
-    { agent, callerWantsUsage }: { agent: string; callerWantsUsage: boolean },
+    { agent, sessionId, callerWantsUsage }: { agent: string; sessionId: string; callerWantsUsage: boolean },
   ): Promise<void> {
     reply.hijack();
     const raw = reply.raw;
@@ -316,6 +346,8 @@ export class ChatCompletionsProxy {
     let usage: TokenUsage | null = null;
     let usageChunk: Record<string, unknown> | null = null;
     let blocked: CheckedPart | null = null;
+    /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
+    let counted = false;
     const parser = new SseParser();
 
     const finishWithBlock = async (index: number, part: CheckedPart, releasedAny: boolean): Promise<void> => {
@@ -365,6 +397,15 @@ export class ChatCompletionsProxy {
         if (done) break;
       }
       if (!done) for (const event of parser.end()) if (event !== '[DONE]') request.log.warn({ reqId: request.id }, 'chat-completions stream ended inside an event');
+
+      // The whole answer is in: count it, and stop the run when its proposed tool calls loop.
+      counted = true;
+      const proposed = [...states.values()].flatMap((state) => [...state.calls.values()].map((call) => ({ name: call.name, arguments: call.arguments })));
+      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage, toolCalls: proposed });
+      if (loop !== null) {
+        await finishWithBlock(0, runPart(loop), [...states.values()].some((state) => state.released));
+        return;
+      }
 
       // The end: last window of each text, then the held tool calls, then each finish.
       const parts: CheckedPart[] = [...requestParts];
@@ -418,6 +459,8 @@ export class ChatCompletionsProxy {
     } finally {
       if (blocked !== null || !answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(agent, body.model, usage, true);
+      // A stream cut short (a block, an error, the client gone) still spent tokens.
+      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }
@@ -470,6 +513,11 @@ function restoreArguments(call: WireToolCall, checks: ProxyChecks): WireToolCall
 const pick = (source: Record<string, unknown>, keys: string[]): Record<string, unknown> => Object.fromEntries(keys.map((key) => [key, source[key]]));
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
+function runPart(stop: RunStop): CheckedPart {
+  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
+}
 
 /** The answer to a request that was not forwarded (CONTRACT.md "Answers"). */
 export function refusalCompletion(model: string, text: string, field: ParapetField): Record<string, unknown> {

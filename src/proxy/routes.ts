@@ -1,13 +1,17 @@
-// The model proxies (spec 01 §4: POST /v1/chat/completions) and GET /api/reliability (spec 02:
-// circuit-breaker state and live budget consumption). Handlers are a few lines: the work is in
-// chat-completions.ts and the wire-format-free core (checks, holdback, upstream).
+// The model proxies (spec 01 §4: POST /v1/chat/completions, POST /v1/messages) and
+// GET /api/reliability (spec 02: circuit-breaker state and live budget consumption). Handlers are a
+// few lines: the work is in chat-completions.ts, messages.ts and the wire-format-free core (checks,
+// holdback, upstream).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { speakingAgent, type Principal } from '../auth/principal.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Pipeline } from '../pipeline/decide.js';
+import type { RunGovernor } from '../runs/service.js';
 import { ChatCompletionsProxy } from './chat-completions.js';
-import { ChatCompletionSchema, ChatCompletionsBody, PROXY_BODY_LIMIT, ReliabilitySchema } from './schemas.js';
+import { ResponseObjectSchema, ResponsesBody, ResponsesProxy } from './responses.js';
+import { MessagesProxy } from './messages.js';
+import { ChatCompletionSchema, ChatCompletionsBody, MessageSchema, MessagesBody, PROXY_BODY_LIMIT, ReliabilitySchema } from './schemas.js';
 import { Upstreams } from './upstream.js';
 import { UsageLedger } from './usage.js';
 
@@ -15,9 +19,11 @@ export interface ProxyRoutesOptions {
   pipeline: Pipeline;
   config: Config;
   clock: Clock;
+  /** Daily budgets, usage per agent and model in the database, loops of proposed tool calls. */
+  runs: RunGovernor;
 }
 
-export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { pipeline, config, clock }) => {
+export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { pipeline, config, clock, runs }) => {
   const upstreams = new Upstreams(
     {
       timeoutMs: config.upstream_timeout_ms,
@@ -39,7 +45,37 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
     apiKey: openai.apiKey,
     holdbackChars,
     usage,
+    runs,
   });
+  const anthropicUpstream = upstreams.get('anthropic', config.upstream_anthropic_base_url);
+  const messages = new MessagesProxy({
+    pipeline,
+    upstream: () => anthropicUpstream,
+    apiKey: config.upstream_anthropic_api_key,
+    holdbackChars,
+    usage,
+  });
+
+  app.post(
+    '/v1/messages',
+    {
+      // The provider's own client sends its key as x-api-key (CONTRACT.md "Credentials").
+      config: { access: 'traffic', acceptApiKeyHeader: true },
+      bodyLimit: PROXY_BODY_LIMIT,
+      schema: {
+        tags: ['proxy'],
+        summary: 'Messages through the gateway: the request and the answer are checked; a block is a 200 refusal',
+        body: MessagesBody,
+        response: { 200: MessageSchema },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['x-parapet-agent'];
+      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
+      await messages.handle(request, reply, agent);
+      return reply;
+    },
+  );
 
   app.post(
     '/v1/chat/completions',
@@ -57,6 +93,28 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       const header = request.headers['x-parapet-agent'];
       const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
       await chat.handle(request, reply, agent);
+      return reply;
+    },
+  );
+
+  // The responses wire format: same upstream, key and checks as chat completions (responses.ts).
+  const responses = new ResponsesProxy({ pipeline, upstream: () => openaiUpstream, apiKey: openai.apiKey, holdbackChars, usage });
+  app.post(
+    '/v1/responses',
+    {
+      config: { access: 'traffic' },
+      bodyLimit: PROXY_BODY_LIMIT,
+      schema: {
+        tags: ['proxy'],
+        summary: 'Responses through the gateway: the request, its built-in tools and the answer are checked; a block is a 200 incomplete response',
+        body: ResponsesBody,
+        response: { 200: ResponseObjectSchema },
+      },
+    },
+    async (request, reply) => {
+      const header = request.headers['x-parapet-agent'];
+      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
+      await responses.handle(request, reply, agent);
       return reply;
     },
   );

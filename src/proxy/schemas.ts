@@ -68,3 +68,42 @@ export const ReliabilitySchema = Type.Object({
     { description: 'proxied model calls per agent and model since this process started' },
   ),
 });
+
+/** A messages content block: only its `type` is read here; the proxy reads text and tool blocks. */
+const ContentBlock = Type.Object({ type: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: true });
+
+export const MessagesBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    messages: Type.Array(
+      Type.Object(
+        {
+          role: StringEnum(['user', 'assistant']),
+          content: Type.Union([Type.String(), Type.Array(ContentBlock)]),
+        },
+        { additionalProperties: true },
+      ),
+      { minItems: 1, maxItems: 100_000 },
+    ),
+    max_tokens: Type.Integer({ minimum: 1 }),
+    system: Type.Optional(Type.Union([Type.String(), Type.Array(ContentBlock)])),
+    stream: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(
+      Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'also names the taint session when X-Parapet-Session is absent' }))) }, { additionalProperties: true }),
+    ),
+  },
+  { additionalProperties: true, 'x-body-limit': PROXY_BODY_LIMIT, description: 'a messages request; fields besides these pass to the upstream as given' },
+);
+export type MessagesBody = Static<typeof MessagesBody>;
+
+export const MessageSchema = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    role: Type.String(),
+    content: Type.Array(Type.Object({}, { additionalProperties: true })),
+    stop_reason: Nullable(Type.String()),
+    parapet: Type.Object({}, { additionalProperties: true, description: 'the decisive Decision, with `forwarded` and every check in `decisions`' }),
+  },
+  { additionalProperties: true, description: 'a message (or, with stream: true, text/event-stream events; `parapet` on the final message_delta)' },
+);

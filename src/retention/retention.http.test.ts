@@ -1,6 +1,7 @@
 // Retention and legal holds over HTTP with the test clock: content is cleared after
 // retention_trace_content_days, records deleted after retention_traces_days, expired memory after
-// retention_memory_days — except what a legal hold covers, until it is released.
+// retention_memory_days, OTLP spans after retention_traces_days — except what a legal hold covers,
+// until it is released.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway, type TestGateway } from '../../test/helpers/gateway.js';
 
@@ -66,10 +67,10 @@ describe.each(DIALECTS)('retention and legal holds (%s)', (dialect) => {
     expect(retention).toEqual({
       settings: { retention_trace_content_days: 30, retention_traces_days: 365, retention_memory_days: 90, retention_sweep_ms: 3_600_000 },
       legal_holds: [],
-      next_sweep: { content_cleared: 0, traces_deleted: 0, memory_deleted: 0, held: 0 },
+      next_sweep: { content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 0 },
       last_sweep: null,
     });
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, held: 0 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 0 });
   });
 
   it('lets an admin alone place a hold: validated, audited, listed', async () => {
@@ -120,8 +121,8 @@ describe.each(DIALECTS)('retention and legal holds (%s)', (dialect) => {
     const view = await json(ctx.gateway.request('/api/retention', { token: viewer }));
     expect(view.legal_holds).toHaveLength(2);
     // Cleared: rt-other's later decision, rt-plain's and its memory write; held: the first day's, keep-me's two.
-    expect(view.next_sweep).toEqual({ content_cleared: 3, traces_deleted: 0, memory_deleted: 0, held: 3 });
-    expect(await sweep()).toEqual({ content_cleared: 3, traces_deleted: 0, memory_deleted: 0, held: 3 });
+    expect(view.next_sweep).toEqual({ content_cleared: 3, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 3 });
+    expect(await sweep()).toEqual({ content_cleared: 3, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 3 });
     expect((await trace(ids.other))?.content).toBeNull();
     expect((await trace(ids.plain))?.content).toBeNull();
     expect((await trace(ids.memory_plain))?.content).toBeNull();
@@ -129,14 +130,14 @@ describe.each(DIALECTS)('retention and legal holds (%s)', (dialect) => {
     expect((await trace(ids.held_by_agent))?.content).toBe('hello from keep-me');
     expect((await trace(ids.held_by_period))?.content).toBe('hello from the first day');
     const after = await json(ctx.gateway.request('/api/retention', { token: viewer }));
-    expect(after.next_sweep).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, held: 3 });
+    expect(after.next_sweep).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 3 });
     expect(after.last_sweep).toMatchObject({ content_cleared: 3, held: 3 });
   });
 
   it('deletes records after retention_traces_days and old expired memory, except what a hold covers', async () => {
     ctx.gateway.clock.advance(335 * DAY);
     // Held: three decision records and keep-me's memory entry.
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 3, memory_deleted: 1, held: 4 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 3, memory_deleted: 1, spans_deleted: 0, held: 4 });
     expect(await trace(ids.other)).toBeNull();
     expect(await trace(ids.plain)).toBeNull();
     expect(await trace(ids.memory_plain)).toBeNull();
@@ -164,15 +165,15 @@ describe.each(DIALECTS)('retention and legal holds (%s)', (dialect) => {
 
     const view = await json(ctx.gateway.request('/api/retention', { token: viewer }));
     expect(view.legal_holds.map((hold: { id: string }) => hold.id)).toEqual([periodHold.id]);
-    expect(view.next_sweep).toEqual({ content_cleared: 0, traces_deleted: 2, memory_deleted: 1, held: 1 });
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 2, memory_deleted: 1, held: 1 });
+    expect(view.next_sweep).toEqual({ content_cleared: 0, traces_deleted: 2, memory_deleted: 1, spans_deleted: 0, held: 1 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 2, memory_deleted: 1, spans_deleted: 0, held: 1 });
     expect(await trace(ids.held_by_agent)).toBeNull();
     expect(await trace(ids.memory_held)).toBeNull();
     expect(await trace(ids.held_by_period)).not.toBeNull();
     expect(await memoryAgents()).toEqual([]);
 
     expect((await release(periodHold.id)).status).toBe(200);
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 1, memory_deleted: 0, held: 0 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 1, memory_deleted: 0, spans_deleted: 0, held: 0 });
     expect(await trace(ids.held_by_period)).toBeNull();
 
     const releases = (await auditActions(ctx.gateway)).filter((entry) => entry.action === 'legal_hold.release');
@@ -186,10 +187,10 @@ describe.each(DIALECTS)('retention and legal holds (%s)', (dialect) => {
     const hold = await json(createHold({ reason: 'preserve everything' }));
     expect(hold.scope).toEqual({});
     ctx.gateway.clock.advance(400 * DAY);
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, held: 1 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 1 });
     expect((await trace(id))?.content).toBe('a late hello');
     await ctx.gateway.request(`/api/legal-holds/${hold.id}/release`, { method: 'POST', json: {} });
-    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 1, memory_deleted: 0, held: 0 });
+    expect(await sweep()).toEqual({ content_cleared: 0, traces_deleted: 1, memory_deleted: 0, spans_deleted: 0, held: 0 });
   });
 });
 
@@ -202,7 +203,7 @@ describe.each(DIALECTS)('retention sweep timer (%s)', (dialect) => {
     const view = await json(ctx.gateway.request('/api/retention'));
     expect(view.settings).toMatchObject({ retention_sweep_ms: 1000, retention_traces_days: 40, retention_trace_content_days: 0 });
     ctx.gateway.clock.advance(35 * DAY);
-    expect(await ctx.gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, held: 0 });
+    expect(await ctx.gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 0 });
     expect((await json(ctx.gateway.request(`/api/traces/${id}`))).content).toBe('hello timer');
     ctx.gateway.clock.advance(10 * DAY);
     // A sweep may already have run before the clock moved; wait for one that finds the record old.
@@ -214,5 +215,61 @@ describe.each(DIALECTS)('retention sweep timer (%s)', (dialect) => {
     }
     expect(status).toBe(404);
     expect((await json(ctx.gateway.request('/api/retention'))).last_sweep).toMatchObject({ content_cleared: 0 });
+  });
+});
+
+/** One OTLP/JSON span of `agent` (by the resource's parapet.agent), as an exporter sends it. */
+function otlpSpan(agent: string, traceId: string) {
+  const start = BigInt(Date.now()) * 1_000_000n;
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'parapet.agent', value: { stringValue: agent } }] },
+        scopeSpans: [
+          { scope: { name: 'retention-test' }, spans: [{ traceId, spanId: 'ab'.repeat(8), name: 'step', kind: 1, startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1_000_000n) }] },
+        ],
+      },
+    ],
+  };
+}
+
+describe.each(DIALECTS)('retention of OTLP spans (%s)', (dialect) => {
+  const ctx = withGateway({ dialect, overrides: { retention_traces_days: 10, retention_trace_content_days: 0 } });
+
+  it('deletes spans received more than retention_traces_days ago, except those a hold covers by agent and period', async () => {
+    const gateway = ctx.gateway;
+    const send = async (agent: string, traceId: string) => {
+      // A traffic token without X-Parapet-Agent: the span's own resource names the agent.
+      const response = await gateway.request('/v1/traces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(otlpSpan(agent, traceId)) });
+      expect(response.status).toBe(200);
+    };
+    const first = gateway.clock.now().getTime();
+    await send('sp-drop', '01'.repeat(16));
+    await send('sp-keep', '02'.repeat(16));
+    gateway.clock.advance(3 * DAY);
+    // Received after the period the second hold covers.
+    await send('sp-late', '03'.repeat(16));
+    const byAgent = await json(gateway.request('/api/legal-holds', { method: 'POST', json: { scope: { agents: ['sp-keep'] }, reason: 'keep sp-keep' } }));
+    const byPeriod = await json(
+      gateway.request('/api/legal-holds', { method: 'POST', json: { scope: { from: new Date(first - DAY).toISOString(), to: new Date(first + DAY).toISOString(), agents: ['sp-drop', 'sp-late'] }, reason: 'first day' } }),
+    );
+    const agents = async () => (await gateway.store.db.selectFrom('spans').select('agent').orderBy('agent').execute()).map((row) => row.agent);
+    expect(await agents()).toEqual(['sp-drop', 'sp-keep', 'sp-late']);
+
+    gateway.clock.advance(9 * DAY);
+    // sp-late was received 9 days ago: not yet past 10 days; the first two are 12 days old and held.
+    expect(await gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 0, held: 2 });
+    gateway.clock.advance(2 * DAY);
+    const view = await json(gateway.request('/api/retention'));
+    expect(view.next_sweep).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 1, held: 2 });
+    expect(await gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 1, held: 2 });
+    expect(await agents()).toEqual(['sp-drop', 'sp-keep']);
+
+    await gateway.request(`/api/legal-holds/${byPeriod.id}/release`, { method: 'POST', json: {} });
+    expect(await gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 1, held: 1 });
+    expect(await agents()).toEqual(['sp-keep']);
+    await gateway.request(`/api/legal-holds/${byAgent.id}/release`, { method: 'POST', json: {} });
+    expect(await gateway.app.services.retention.sweep()).toEqual({ content_cleared: 0, traces_deleted: 0, memory_deleted: 0, spans_deleted: 1, held: 0 });
+    expect(await agents()).toEqual([]);
   });
 });

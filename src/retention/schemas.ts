@@ -57,6 +57,7 @@ const SweepCounts = {
   content_cleared: Type.Integer({ description: 'decision records whose content is cleared' }),
   traces_deleted: Type.Integer({ description: 'decision records deleted' }),
   memory_deleted: Type.Integer({ description: 'expired or revoked memory entries deleted' }),
+  spans_deleted: Type.Integer({ description: 'OTLP spans received more than retention_traces_days ago, deleted' }),
   held: Type.Integer({ description: 'records past their retention kept by a legal hold' }),
 };
 export const SweepResultSchema = Type.Object(SweepCounts);

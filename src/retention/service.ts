@@ -1,6 +1,6 @@
 // Retention and legal holds. A sweep (every `retention_sweep_ms`, and on demand in tests) clears
 // the content of decision records older than `retention_trace_content_days`, deletes records older
-// than `retention_traces_days` and memory entries expired or revoked more than
+// than `retention_traces_days` (and OTLP spans received before then) and memory entries expired or revoked more than
 // `retention_memory_days` ago — except what an active legal hold covers. Holds are created and
 // released by admins (CONTRACT.md), audited with the change.
 import { actorOf, type Principal } from '../auth/principal.js';
@@ -72,9 +72,10 @@ export class RetentionService {
     const tracesDeleted = await retention.deleteTraces(db, cutoffs, scopes, SWEEP_BATCH);
     const contentCleared = await retention.clearContent(db, cutoffs, scopes, SWEEP_BATCH);
     const memoryDeleted = await retention.deleteMemory(db, cutoffs, scopes, SWEEP_BATCH);
+    const spansDeleted = await retention.deleteSpans(db, cutoffs, scopes, SWEEP_BATCH);
     // What is still past its time now is exactly what the holds kept.
     const { held } = await retention.plan(db, cutoffs, await scopes());
-    const result = { content_cleared: contentCleared, traces_deleted: tracesDeleted, memory_deleted: memoryDeleted, held };
+    const result = { content_cleared: contentCleared, traces_deleted: tracesDeleted, memory_deleted: memoryDeleted, spans_deleted: spansDeleted, held };
     this.lastSweep = { at: this.clock.now().toISOString(), ...result };
     return result;
   }

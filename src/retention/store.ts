@@ -1,10 +1,10 @@
-// SQL of retention: which traces and memory entries are past their time, which of those a legal
+// SQL of retention: which traces, spans and memory entries are past their time, which of those a legal
 // hold keeps, and bounded deletes (one statement per batch, so no lock is held for long).
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Database, LegalHoldRow } from '../store/tables.js';
 
 type Db = Kysely<Database>;
-type Eb = ExpressionBuilder<Database, 'traces' | 'memory_entries'>;
+type Eb = ExpressionBuilder<Database, 'traces' | 'memory_entries' | 'spans'>;
 type Condition = (eb: Eb) => Expression<SqlBool>;
 
 /** A hold's scope as stored: ISO UTC instants, so that they compare with stored timestamps as text. */
@@ -33,9 +33,14 @@ export async function activeHolds(db: Db): Promise<LegalHoldRow[]> {
 }
 
 /** The traces table and memory entries: their agent column and the time a hold's period is compared with. */
-export type Target = { table: 'traces'; time: 'at' } | { table: 'memory_entries'; time: 'created_at' };
+export type Target = { table: 'traces'; time: 'at' } | { table: 'memory_entries'; time: 'created_at' } | { table: 'spans'; time: 'received_at' };
 export const TRACES: Target = { table: 'traces', time: 'at' };
 export const MEMORY: Target = { table: 'memory_entries', time: 'created_at' };
+/**
+ * Spans age by when the gateway received them: its own clock, where a span's start_time is the
+ * exporter's (a wrong or far-future start time must not keep a span past its retention).
+ */
+export const SPANS: Target = { table: 'spans', time: 'received_at' };
 
 const coversEverything = (scope: StoredScope): boolean => scope.agents === undefined && scope.from === undefined && scope.to === undefined;
 
@@ -72,6 +77,13 @@ function pastTraces(cutoffs: Cutoffs): Condition | null {
   return (eb) => eb(sql.ref('traces.at'), '<', cutoff);
 }
 
+/** Spans follow `retention_traces_days`, like the decision records they explain. */
+function pastSpans(cutoffs: Cutoffs): Condition | null {
+  const cutoff = cutoffs.traces;
+  if (cutoff === undefined) return null;
+  return (eb) => eb(sql.ref('spans.received_at'), '<', cutoff);
+}
+
 function pastMemory(cutoffs: Cutoffs): Condition | null {
   const cutoff = cutoffs.memory;
   if (cutoff === undefined) return null;
@@ -96,7 +108,7 @@ function heldCondition(past: Condition, target: Target, scopes: StoredScope[]): 
   return (eb) => eb.and([past(eb), covered(eb, target, scopes)]);
 }
 
-async function count(db: Db, table: 'traces' | 'memory_entries', condition: Condition | null): Promise<number> {
+async function count(db: Db, table: 'traces' | 'memory_entries' | 'spans', condition: Condition | null): Promise<number> {
   if (condition === null) return 0;
   const row = await db
     .selectFrom(table)
@@ -110,6 +122,7 @@ export interface Plan {
   content_cleared: number;
   traces_deleted: number;
   memory_deleted: number;
+  spans_deleted: number;
   held: number;
 }
 
@@ -118,19 +131,28 @@ export async function plan(db: Db, cutoffs: Cutoffs, scopes: StoredScope[]): Pro
   const content = pastContent(cutoffs);
   const traces = pastTraces(cutoffs);
   const memory = pastMemory(cutoffs);
+  const spans = pastSpans(cutoffs);
   // Content is cleared only on records that are not deleted in the same sweep.
   const contentOnly: Condition | null =
     content === null ? null : traces === null ? content : (eb) => eb.and([content(eb), eb.not(traces(eb))]);
   const tracePast: Condition | null =
     traces === null ? content : content === null ? traces : (eb) => eb.or([traces(eb), content(eb)]);
-  const [contentCleared, tracesDeleted, memoryDeleted, heldTraces, heldMemory] = await Promise.all([
+  const [contentCleared, tracesDeleted, memoryDeleted, spansDeleted, heldTraces, heldMemory, heldSpans] = await Promise.all([
     count(db, 'traces', contentOnly === null ? null : removable(contentOnly, TRACES, scopes)),
     count(db, 'traces', traces === null ? null : removable(traces, TRACES, scopes)),
     count(db, 'memory_entries', memory === null ? null : removable(memory, MEMORY, scopes)),
+    count(db, 'spans', spans === null ? null : removable(spans, SPANS, scopes)),
     count(db, 'traces', tracePast === null ? null : heldCondition(tracePast, TRACES, scopes)),
     count(db, 'memory_entries', memory === null ? null : heldCondition(memory, MEMORY, scopes)),
+    count(db, 'spans', spans === null ? null : heldCondition(spans, SPANS, scopes)),
   ]);
-  return { content_cleared: contentCleared, traces_deleted: tracesDeleted, memory_deleted: memoryDeleted, held: heldTraces + heldMemory };
+  return {
+    content_cleared: contentCleared,
+    traces_deleted: tracesDeleted,
+    memory_deleted: memoryDeleted,
+    spans_deleted: spansDeleted,
+    held: heldTraces + heldMemory + heldSpans,
+  };
 }
 
 /** Ids of the next `batch` decision records the condition selects (a subquery: the statement stays one round trip). */
@@ -179,6 +201,32 @@ export async function deleteMemory(db: Db, cutoffs: Cutoffs, scopes: () => Promi
           .select('memory_entries.id')
           .where((inner) => condition(inner as unknown as Eb))
           .limit(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }, batch);
+}
+
+/** Deletes spans past `cutoffs.traces` that no hold keeps, `batch` rows per statement (by their two-part key). */
+export async function deleteSpans(db: Db, cutoffs: Cutoffs, scopes: () => Promise<StoredScope[]>, batch: number): Promise<number> {
+  const past = pastSpans(cutoffs);
+  if (past === null) return 0;
+  return inBatches(async () => {
+    const condition = removable(past, SPANS, await scopes());
+    if (condition === null) return 0;
+    const result = await db
+      .deleteFrom('spans')
+      .where((eb) =>
+        eb(
+          eb.refTuple('spans.trace_id', 'spans.span_id'),
+          'in',
+          eb
+            .selectFrom('spans')
+            .select(['spans.trace_id', 'spans.span_id'])
+            .where((inner) => condition(inner as unknown as Eb))
+            .limit(batch)
+            .$asTuple('trace_id', 'span_id'),
+        ),
       )
       .executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -395,6 +395,19 @@ export interface SpansTable {
   received_at: string;
 }
 
+/** Proxied model calls per agent, model and UTC day (src/runs). */
+export interface ModelUsageTable {
+  agent: string;
+  model: string;
+  day: string;
+  calls: number;
+  blocked: number;
+  unpriced: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -421,6 +434,7 @@ export interface Database {
   spans: SpansTable;
   mcp_servers: McpServersTable;
   mcp_tools: McpToolsTable;
+  model_usage: ModelUsageTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
