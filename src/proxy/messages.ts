@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
+import type { ProposedCall, RunGovernor, RunStop } from '../runs/service.js';
 import { applyReplacements, ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField, type TokenVault } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
@@ -21,6 +22,8 @@ export interface MessagesProxyOptions {
   apiKey: string | null;
   holdbackChars: number;
   usage: UsageLedger;
+  /** Daily budgets, usage in the database and loops of proposed tool calls (src/runs). */
+  runs: RunGovernor;
 }
 
 /** The provider's API version when the caller names none (its clients always send one). */
@@ -132,16 +135,29 @@ export class MessagesProxy {
     const { apiKey } = this.options;
     if (apiKey === null) throw problem('unavailable', 'the messages upstream has no key: set upstream_anthropic_api_key (PARAPET_UPSTREAM_ANTHROPIC_API_KEY)');
     const body = request.body as MessagesBody;
-    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId: messagesSessionOf(request.headers['x-parapet-session'], body), traceId: request.id });
+    const sessionId = messagesSessionOf(request.headers['x-parapet-session'], body);
+    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId, traceId: request.id });
     const stream = body.stream === true;
+    const refuseRequest = (text: string, field: ParapetField): void => {
+      reply.header('x-parapet-verdict', field.verdict);
+      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, text, field));
+      else reply.type('application/json').send(JSON.stringify(refusalMessage(body.model, text, field)));
+    };
+
+    // A daily budget that is used up refuses the call before any check or upstream work.
+    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    if (overBudget !== null) {
+      this.options.usage.note(agent, body.model, null, false);
+      refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
+      return;
+    }
 
     const requestParts = await this.checkRequest(body, checks);
     if (requestParts.some((part) => stops(part.decision))) {
       this.options.usage.note(agent, body.model, null, false);
+      this.options.runs.noteRefused(agent, body.model);
       const field = parapetField(requestParts, false) as ParapetField;
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, refusalText(field), field));
-      else reply.type('application/json').send(JSON.stringify(refusalMessage(body.model, refusalText(field), field)));
+      refuseRequest(refusalText(field), field);
       return;
     }
 
@@ -165,8 +181,8 @@ export class MessagesProxy {
     }
 
     if (answer.status !== 200) return this.passError(reply, answer);
-    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, agent);
-    return this.complete(reply, answer, body, checks, requestParts, agent);
+    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId });
+    return this.complete(reply, answer, body, checks, requestParts, { agent, sessionId });
   }
 
   /**
@@ -221,7 +237,14 @@ export class MessagesProxy {
    * A whole answer: all text blocks as one `output` (a block replaces the content with the reason),
    * each tool_use block as `tool_args` (a stopped one is removed; all removed is a refusal).
    */
-  private async complete(reply: FastifyReply, answer: UpstreamAnswer, body: MessagesBody, checks: ProxyChecks, requestParts: CheckedPart[], agent: string): Promise<void> {
+  private async complete(
+    reply: FastifyReply,
+    answer: UpstreamAnswer,
+    body: MessagesBody,
+    checks: ProxyChecks,
+    requestParts: CheckedPart[],
+    { agent, sessionId }: RunContext,
+  ): Promise<void> {
     let message: WireAnswer;
     try {
       message = JSON.parse(await answer.body.text()) as WireAnswer;
@@ -231,6 +254,21 @@ export class MessagesProxy {
     const content = Array.isArray(message.content) ? message.content : [];
     const texts = content.filter(isTextBlock);
     const uses = content.filter((block) => block !== null && typeof block === 'object' && block.type === 'tool_use');
+
+    // Usage is counted and the proposed tool calls are looked at for a loop before anything is
+    // checked: a stopped run's answer is not passed on at all.
+    const proposed: ProposedCall[] = uses.map((block) => ({ name: typeof block.name === 'string' ? block.name : '', arguments: block.input ?? {} }));
+    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: message.usage ?? null, toolCalls: proposed });
+    this.options.usage.note(agent, body.model, tokenUsage(message.usage ?? null), true);
+    if (loop !== null) {
+      const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...requestParts, runPart(loop)] };
+      reply.header('x-parapet-verdict', field.verdict);
+      const refusal = refusalMessage(body.model, loop.reason, field);
+      // The upstream's id and usage stay: the tokens were spent.
+      reply.type('application/json').send(JSON.stringify({ ...refusal, id: message.id ?? refusal.id, usage: message.usage ?? refusal.usage }));
+      return;
+    }
+
     const joined = texts.map((block) => block.text).join(SEPARATOR);
     // Reasoning is shown to the caller too: checked apart, for a block only (it is signed, so never masked).
     const thinking = content
@@ -278,17 +316,16 @@ export class MessagesProxy {
       message.content = kept;
     }
     const field = parapetField(parts, true) as ParapetField;
-    this.options.usage.note(agent, body.model, tokenUsage(message.usage ?? null), true);
     reply.header('x-parapet-verdict', field.verdict);
     reply.type('application/json').send(JSON.stringify({ ...message, parapet: field }));
   }
 
   /**
    * A streamed answer. Text deltas go through a hold-back window per text block; tool_use blocks
-   * are held, checked whole at their content_block_stop and released only if allowed (block
-   * indices are renumbered so that the caller sees no gap); the final message_delta waits for
-   * every check and carries `parapet`. A block ends the stream with a text block saying why,
-   * stop_reason refusal and message_stop, and aborts the upstream.
+   * are held to the end of the stream (a run that loops must not get its call), then checked
+   * whole and released only if allowed (block indices are renumbered so that the caller sees no
+   * gap); the final message_delta waits for every check and carries `parapet`. A block ends the
+   * stream with a text block saying why, stop_reason refusal and message_stop, and aborts the upstream.
    */
   private async stream(
     request: FastifyRequest,
@@ -297,7 +334,7 @@ export class MessagesProxy {
     body: MessagesBody,
     checks: ProxyChecks,
     requestParts: CheckedPart[],
-    agent: string,
+    { agent, sessionId }: RunContext,
   ): Promise<void> {
     reply.hijack();
     const raw = reply.raw;
@@ -335,6 +372,10 @@ export class MessagesProxy {
     const toolParts: CheckedPart[] = [];
     const thinkingParts: CheckedPart[] = [];
     const reasons: string[] = [];
+    /** tool_use blocks the upstream finished, in order, waiting for the end of the stream. */
+    const heldUses: HeldUse[] = [];
+    /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
+    let counted = false;
     let nextIndex = 0;
     let started = false;
     // Set by the event handler below (an object, so that the reads after the loop see its writes).
@@ -452,19 +493,7 @@ export class MessagesProxy {
           } else if (state.kind === 'tool_use') {
             // Streamed input arrives as JSON text; a start that already carries input (no deltas) counts too.
             const text = state.json !== '' ? state.json : inputText(isEmptyObject(state.start.input) ? undefined : state.start.input);
-            const name = typeof state.start.name === 'string' ? state.start.name : '';
-            const id = typeof state.start.id === 'string' ? state.start.id : undefined;
-            const part = await checks.toolCall(name, text, id);
-            toolParts.push(part);
-            if (removed(part)) {
-              reasons.push(part.note ?? part.decision.reason);
-              return true;
-            }
-            const index = nextIndex++;
-            const input = restoreDeep(text.trim() === '' ? {} : (JSON.parse(text) as unknown), checks.tokens);
-            await write('content_block_start', { index, content_block: { ...state.start, input: {} } });
-            await write('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } });
-            await write('content_block_stop', { index });
+            heldUses.push({ start: state.start, name: typeof state.start.name === 'string' ? state.start.name : '', text });
           } else if (state.kind === 'thinking') {
             // Reasoning is shown to the caller: checked whole before any of it leaves (not masked: it is signed).
             const part = (await checks.output(state.text)).part;
@@ -517,6 +546,31 @@ export class MessagesProxy {
         return;
       }
 
+      // The whole answer is in: count it, and stop the run when its proposed tool calls loop.
+      counted = true;
+      const proposed = heldUses.map((use) => ({ name: use.name, arguments: use.text.trim() === '' ? {} : use.text }));
+      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: seen.usage, toolCalls: proposed });
+      if (loop !== null) {
+        await refuse(runPart(loop));
+        return;
+      }
+
+      // The held tool_use blocks: checked together, each released whole if allowed.
+      const useParts = await Promise.all(heldUses.map((use) => checks.toolCall(use.name, use.text, typeof use.start.id === 'string' ? use.start.id : undefined)));
+      for (const [position, use] of heldUses.entries()) {
+        const part = useParts[position] as CheckedPart;
+        toolParts.push(part);
+        if (removed(part)) {
+          reasons.push(part.note ?? part.decision.reason);
+          continue;
+        }
+        const index = nextIndex++;
+        const input = restoreDeep(use.text.trim() === '' ? {} : (JSON.parse(use.text) as unknown), checks.tokens);
+        await write('content_block_start', { index, content_block: { ...use.start, input: {} } });
+        await write('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(input) } });
+        await write('content_block_stop', { index });
+      }
+
       // The end: every check is done, so the stop reason and verdict are known.
       const parts = checked();
       let stopReason = (seen.finalDelta?.stop_reason as string | null | undefined) ?? null;
@@ -545,6 +599,8 @@ export class MessagesProxy {
     } finally {
       if (!answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(agent, body.model, tokenUsage(seen.usage), true);
+      // A stream cut short (a block, an error, the client gone) still spent tokens.
+      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: seen.usage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }
@@ -577,6 +633,19 @@ interface StreamEvent {
   [key: string]: unknown;
 }
 
+/** Who the call is for and the run (session) it belongs to. */
+interface RunContext {
+  agent: string;
+  sessionId: string;
+}
+
+/** A tool_use block the upstream finished: its start event, tool name and input as JSON text. */
+interface HeldUse {
+  start: WireBlock;
+  name: string;
+  text: string;
+}
+
 interface TextBlock {
   kind: 'text';
   start: WireBlock;
@@ -598,6 +667,11 @@ type StreamBlock =
 const isEmptyObject = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value === '' ? undefined : value);
+
+/** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
+function runPart(stop: RunStop): CheckedPart {
+  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
+}
 
 /** The answer to a request that was not forwarded (CONTRACT.md "Answers"). */
 export function refusalMessage(model: string, text: string, field: ParapetField): Record<string, unknown> {

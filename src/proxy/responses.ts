@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
+import type { RunGovernor, RunStop } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { PROXY_BODY_LIMIT } from './schemas.js';
@@ -48,6 +49,8 @@ export interface ResponsesProxyOptions {
   apiKey: string | null;
   holdbackChars: number;
   usage: UsageLedger;
+  /** Daily budgets, usage in the database and loops of proposed tool calls (src/runs). */
+  runs: RunGovernor;
 }
 
 type Item = Record<string, unknown>;
@@ -278,15 +281,26 @@ export class ResponsesProxy {
     const sessionId = this.sessionOf(request.headers['x-parapet-session'], body);
     const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId, traceId: request.id });
     const stream = body.stream === true;
+    const refuseRequest = (text: string, field: ParapetField): void => {
+      reply.header('x-parapet-verdict', field.verdict);
+      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, text, field).map(sse).join(''));
+      else reply.type('application/json').send(JSON.stringify(refusalResponse(body.model, text, field)));
+    };
+
+    // A daily budget that is used up refuses the call before any check or upstream work.
+    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    if (overBudget !== null) {
+      this.options.usage.note(agent, body.model, null, false);
+      refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
+      return;
+    }
 
     const requestParts = await this.checkRequest(body, checks);
     if (requestParts.some((part) => stops(part.decision))) {
       this.options.usage.note(agent, body.model, null, false);
+      this.options.runs.noteRefused(agent, body.model);
       const field = parapetField(requestParts, false) as ParapetField;
-      const text = field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, text, field).map(sse).join(''));
-      else reply.type('application/json').send(JSON.stringify(refusalResponse(body.model, text, field)));
+      refuseRequest(field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason, field);
       return;
     }
 
@@ -377,6 +391,28 @@ export class ResponsesProxy {
       const proposed = proposedCall(item, call.requested);
       if (proposed !== null) callItems.push({ item, proposed });
     }
+
+    // Usage is counted and the proposed calls are looked at for a loop before anything is checked:
+    // a stopped run's answer is not passed on at all.
+    const loop = await this.options.runs.afterAnswer({
+      agent: call.agent,
+      model: call.body.model,
+      sessionId: call.sessionId,
+      usage: response.usage ?? null,
+      toolCalls: callItems.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args })),
+    });
+    this.options.usage.note(call.agent, call.body.model, ledgerUsage(response.usage), true);
+    // A continuation of this response stays in the run, stopped or not.
+    if (typeof response.id === 'string') this.sessions.set(response.id, call.sessionId);
+    if (loop !== null) {
+      const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...call.requestParts, runPart(loop)] };
+      reply.header('x-parapet-verdict', field.verdict);
+      const refusal = refusalResponse(call.body.model, loop.reason, field);
+      // The upstream's id and usage stay: the tokens were spent.
+      reply.type('application/json').send(JSON.stringify({ ...refusal, id: response.id ?? refusal.id, usage: response.usage ?? refusal.usage }));
+      return;
+    }
+
     const [textChecks, callChecks] = await Promise.all([
       Promise.all(textParts.map((part) => checks.output(part.text as string))),
       Promise.all(callItems.map(({ proposed }) => checks.toolCall(proposed.tool, proposed.args, proposed.callId))),
@@ -417,8 +453,6 @@ export class ResponsesProxy {
       governed.incomplete_details = { reason: 'content_filter' };
     }
     if ('output_text' in response) governed.output_text = joinedOutputText(kept);
-    if (typeof response.id === 'string') this.sessions.set(response.id, call.sessionId);
-    this.options.usage.note(call.agent, call.body.model, ledgerUsage(response.usage), true);
     reply.header('x-parapet-verdict', field?.verdict ?? 'allow');
     reply.type('application/json').send(JSON.stringify(governed));
   }
@@ -426,10 +460,10 @@ export class ResponsesProxy {
   /**
    * A streamed answer. Output text goes through a hold-back window per content part and only
    * checked text is sent, in the `delta` of the events; the events of a call the client would run
-   * are held until its `output_item.done`, checked whole, then released (or dropped). Events are
-   * renumbered (`sequence_number`, `output_index`) because the gateway drops and adds some. A block
-   * ends the stream with the reason, `response.incomplete` (content_filter, with `parapet`), and
-   * aborts the upstream.
+   * are held to the end of the response (a run that loops must not get its call), then checked
+   * whole and released (or dropped). Events are renumbered (`sequence_number`, `output_index`)
+   * because the gateway drops and adds some. A block ends the stream with the reason,
+   * `response.incomplete` (content_filter, with `parapet`), and aborts the upstream.
    */
   private async stream(request: FastifyRequest, reply: FastifyReply, answer: UpstreamAnswer, call: CallContext): Promise<void> {
     const { checks } = call;
@@ -467,6 +501,12 @@ export class ResponsesProxy {
     const state = new StreamState(checks, this.options.holdbackChars);
     let template: Item = { id: `resp_parapet_${request.id}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
     let usage: TokenUsage | null = null;
+    /** The response's own usage, for the runs ledger. */
+    let wireUsage: unknown = null;
+    /** Calls the upstream finished, in order, waiting for the end of the response. */
+    const heldCalls: Array<{ outputIndex: number; proposed: ProposedCall }> = [];
+    /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
+    let counted = false;
     let ended = false;
 
     /** Ends the stream: `response.incomplete` (or the upstream's own end) with `parapet`, and the trailer. */
@@ -512,7 +552,8 @@ export class ResponsesProxy {
           const outputIndex = typeof event.output_index === 'number' ? event.output_index : null;
 
           if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
-            usage = ledgerUsage((event.response as Item | undefined)?.usage);
+            wireUsage = (event.response as Item | undefined)?.usage ?? null;
+            usage = ledgerUsage(wireUsage);
             // Text parts the upstream never closed are finished (checked) before the end.
             const pending = await state.flushOpenParts();
             if (pending.blocked !== null) {
@@ -520,6 +561,25 @@ export class ResponsesProxy {
               break stream;
             }
             for (const release of pending.released) await emit(release);
+
+            // The whole answer is in: count it, and stop the run when its proposed calls loop.
+            counted = true;
+            const toolCalls = heldCalls.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args }));
+            const loop = await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, usage: wireUsage, toolCalls });
+            if (loop !== null) {
+              // No held call goes out: the reason takes their place.
+              const stopped = state.refusalItem(`msg_parapet_${request.id}`, loop.reason);
+              for (const item of refusalItemEvents(stopped.item, stopped.index)) await emit(item);
+              await finish(type, event.response as Item, [...state.textParts(), runPart(loop)], true);
+              break stream;
+            }
+            // The held calls: checked together, released (or dropped) in the order they came.
+            const callChecks = await Promise.all(heldCalls.map(({ proposed }) => checks.toolCall(proposed.tool, proposed.args, proposed.callId)));
+            for (const [position, { outputIndex: index }] of heldCalls.entries()) {
+              const part = callChecks[position] as CheckedPart;
+              state.callParts.push(part);
+              for (const released of state.settle(index, part)) await emit(released);
+            }
             const refusal = state.allCallsRemoved() ? state.refusalItem(`msg_parapet_${request.id}`) : null;
             if (refusal !== null) {
               for (const item of refusalItemEvents(refusal.item, refusal.index)) await emit(item);
@@ -531,12 +591,7 @@ export class ResponsesProxy {
           if (outputIndex !== null && (state.isHeld(outputIndex) || (type === 'response.output_item.added' && isObject(event.item) && proposedCall(event.item, call.requested) !== null))) {
             if (type === 'response.output_item.added') state.hold(outputIndex);
             state.buffer(outputIndex, event);
-            if (type === 'response.output_item.done' && isObject(event.item)) {
-              const proposed = proposedCall(event.item, call.requested) as ProposedCall;
-              const part = await checks.toolCall(proposed.tool, proposed.args, proposed.callId);
-              state.callParts.push(part);
-              for (const released of state.settle(outputIndex, part)) await emit(released);
-            }
+            if (type === 'response.output_item.done' && isObject(event.item)) heldCalls.push({ outputIndex, proposed: proposedCall(event.item, call.requested) as ProposedCall });
             continue;
           }
 
@@ -610,6 +665,8 @@ export class ResponsesProxy {
     } finally {
       if (!answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(call.agent, call.body.model, usage, true);
+      // A stream cut short (a block, an error, the client gone) still spent tokens.
+      if (!counted) await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, usage: wireUsage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }
@@ -641,6 +698,11 @@ function builtinTools(body: Body): Item[] {
 function restoreCall(item: Item, checks: ProxyChecks): void {
   if (checks.tokens.size === 0) return;
   for (const key of ['arguments', 'input']) if (typeof item[key] === 'string') item[key] = checks.tokens.restore(item[key] as string);
+}
+
+/** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
+function runPart(stop: RunStop): CheckedPart {
+  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
 }
 
 /** An upstream error answer goes back as it came, except that the gateway's own key problems are its own. */
@@ -880,11 +942,11 @@ class StreamState {
     return this.calls > 0 && this.removedCalls === this.calls;
   }
 
-  /** The message that says why every call was removed, at the next index. */
-  refusalItem(id: string): { item: Item; index: number } {
+  /** The message that says why every call was removed (or why the run was stopped), at the next index. */
+  refusalItem(id: string, text = this.reasons.join('\n\n')): { item: Item; index: number } {
     const index = this.indexes.size;
     this.indexes.set(-1 - index, index);
-    const item = reasonMessage(id, this.reasons.join('\n\n'));
+    const item = reasonMessage(id, text);
     this.items.set(index, item);
     return { item, index };
   }

@@ -54,6 +54,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
     apiKey: config.upstream_anthropic_api_key,
     holdbackChars,
     usage,
+    runs,
   });
 
   app.post(
@@ -98,7 +99,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
   );
 
   // The responses wire format: same upstream, key and checks as chat completions (responses.ts).
-  const responses = new ResponsesProxy({ pipeline, upstream: () => openaiUpstream, apiKey: openai.apiKey, holdbackChars, usage });
+  const responses = new ResponsesProxy({ pipeline, upstream: () => openaiUpstream, apiKey: openai.apiKey, holdbackChars, usage, runs });
   app.post(
     '/v1/responses',
     {
