@@ -6,10 +6,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { ProposedCall, RunGovernor, RunStop } from '../runs/service.js';
+import type { ProposedCall, RunGovernor } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
+import { passUpstreamError, runPart } from './answers.js';
+import { EventStream } from './stream.js';
 import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
@@ -152,7 +154,7 @@ export class ChatCompletionsProxy {
       throw error;
     }
 
-    if (answer.status !== 200) return this.passError(reply, answer);
+    if (answer.status !== 200) return passUpstreamError(reply, answer, 'chat-completions', 'upstream_openai_api_key');
     if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, callerWantsUsage });
     return this.complete(reply, answer, body, checks, requestParts, agent, sessionId);
   }
@@ -195,18 +197,6 @@ export class ChatCompletionsProxy {
     return [input.part, ...toolParts];
   }
 
-  /** An upstream error answer goes back as it came, except that the gateway's own key problems are its own. */
-  private async passError(reply: FastifyReply, answer: UpstreamAnswer): Promise<void> {
-    const text = await answer.body.text();
-    if (answer.status === 401 || answer.status === 403) {
-      throw problem('unavailable', `the chat-completions upstream refused the gateway's key (${answer.status}): check upstream_openai_api_key`);
-    }
-    const type = answer.headers['content-type'];
-    reply.code(answer.status).header('x-parapet-verdict', 'allow');
-    const retryAfter = answer.headers['retry-after'];
-    if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-    reply.type(typeof type === 'string' ? type : 'application/json').send(text);
-  }
 
   /** A whole answer: the text as `output`, each proposed tool call as `tool_args`. */
   private async complete(reply: FastifyReply, answer: UpstreamAnswer, body: ChatBody, checks: ProxyChecks, requestParts: CheckedPart[], agent: string, sessionId: string): Promise<void> {
@@ -302,35 +292,10 @@ export class ChatCompletionsProxy {
     requestParts: CheckedPart[],
     { agent, sessionId, callerWantsUsage }: { agent: string; sessionId: string; callerWantsUsage: boolean },
   ): Promise<void> {
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      // The verdict of a stream is known at its end: the final chunk's `parapet` and this trailer carry it.
-      'x-parapet-verdict': 'pending',
-      trailer: 'X-Parapet-Verdict',
-    });
-    let clientGone = false;
-    raw.on('close', () => {
-      clientGone = true;
-      answer.body.destroy();
-    });
-    const write = async (payload: unknown): Promise<void> => {
-      if (clientGone) return;
-      if (!raw.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            raw.off('drain', done);
-            raw.off('close', done);
-            resolve();
-          };
-          raw.on('drain', done);
-          raw.on('close', done);
-        });
-      }
-    };
+    const events = new EventStream(reply, answer);
+    const raw = events.raw;
+    const write = async (payload: unknown): Promise<void> =>
+      events.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
 
     const template: Record<string, unknown> = { id: `chatcmpl-parapet-${request.id}`, object: 'chat.completion.chunk', created: nowSeconds(), model: body.model };
     const states = new Map<number, ChoiceState>();
@@ -452,7 +417,7 @@ export class ChatCompletionsProxy {
       await write('[DONE]');
       raw.addTrailers({ 'x-parapet-verdict': field?.verdict ?? 'allow' });
     } catch (error) {
-      if (!clientGone) {
+      if (!events.clientGone) {
         request.log.warn({ reqId: request.id, err: error }, 'chat-completions stream failed');
         await write({ error: { message: 'the upstream stream failed', type: 'upstream_error' } }).catch(() => undefined);
       }
@@ -515,9 +480,6 @@ const pick = (source: Record<string, unknown>, keys: string[]): Record<string, u
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
-function runPart(stop: RunStop): CheckedPart {
-  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
-}
 
 /** The answer to a request that was not forwarded (CONTRACT.md "Answers"). */
 export function refusalCompletion(model: string, text: string, field: ParapetField): Record<string, unknown> {

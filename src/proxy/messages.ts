@@ -7,10 +7,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { ProposedCall, RunGovernor, RunStop } from '../runs/service.js';
+import type { ProposedCall, RunGovernor } from '../runs/service.js';
 import { applyReplacements, ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField, type TokenVault } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
+import { passUpstreamError, runPart } from './answers.js';
+import { EventStream } from './stream.js';
 import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
@@ -180,7 +182,7 @@ export class MessagesProxy {
       throw error;
     }
 
-    if (answer.status !== 200) return this.passError(reply, answer);
+    if (answer.status !== 200) return passUpstreamError(reply, answer, 'messages', 'upstream_anthropic_api_key');
     if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId });
     return this.complete(reply, answer, body, checks, requestParts, { agent, sessionId });
   }
@@ -220,18 +222,6 @@ export class MessagesProxy {
     return [input.part, ...toolParts];
   }
 
-  /** An upstream error answer goes back as it came, except that the gateway's own key problems are its own. */
-  private async passError(reply: FastifyReply, answer: UpstreamAnswer): Promise<void> {
-    const text = await answer.body.text();
-    if (answer.status === 401 || answer.status === 403) {
-      throw problem('unavailable', `the messages upstream refused the gateway's key (${answer.status}): check upstream_anthropic_api_key`);
-    }
-    const type = answer.headers['content-type'];
-    reply.code(answer.status).header('x-parapet-verdict', 'allow');
-    const retryAfter = answer.headers['retry-after'];
-    if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-    reply.type(typeof type === 'string' ? type : 'application/json').send(text);
-  }
 
   /**
    * A whole answer: all text blocks as one `output` (a block replaces the content with the reason),
@@ -336,35 +326,9 @@ export class MessagesProxy {
     requestParts: CheckedPart[],
     { agent, sessionId }: RunContext,
   ): Promise<void> {
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      // The verdict of a stream is known at its end: the final message_delta's `parapet` and this trailer carry it.
-      'x-parapet-verdict': 'pending',
-      trailer: 'X-Parapet-Verdict',
-    });
-    let clientGone = false;
-    raw.on('close', () => {
-      clientGone = true;
-      answer.body.destroy();
-    });
-    const write = async (type: string, data: Record<string, unknown>): Promise<void> => {
-      if (clientGone) return;
-      if (!raw.write(sse(type, data))) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            raw.off('drain', done);
-            raw.off('close', done);
-            resolve();
-          };
-          raw.on('drain', done);
-          raw.on('close', done);
-        });
-      }
-    };
+    const events = new EventStream(reply, answer);
+    const raw = events.raw;
+    const write = async (type: string, data: Record<string, unknown>): Promise<void> => events.write(sse(type, data));
 
     const blocks = new Map<number, StreamBlock>();
     /** Blocks the caller has seen start and not stop, by the caller's index. */
@@ -592,7 +556,7 @@ export class MessagesProxy {
       await write('message_stop', {});
       raw.addTrailers({ 'x-parapet-verdict': field?.verdict ?? 'allow' });
     } catch (error) {
-      if (!clientGone) {
+      if (!events.clientGone) {
         request.log.warn({ reqId: request.id, err: error }, 'messages stream failed');
         await write('error', { error: { type: 'api_error', message: 'the upstream stream failed' } }).catch(() => undefined);
       }
@@ -669,9 +633,6 @@ const isEmptyObject = (value: unknown): boolean => value !== null && typeof valu
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value === '' ? undefined : value);
 
 /** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
-function runPart(stop: RunStop): CheckedPart {
-  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
-}
 
 /** The answer to a request that was not forwarded (CONTRACT.md "Answers"). */
 export function refusalMessage(model: string, text: string, field: ParapetField): Record<string, unknown> {

@@ -9,11 +9,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { RunGovernor, RunStop } from '../runs/service.js';
+import type { RunGovernor } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { PROXY_BODY_LIMIT } from './schemas.js';
 import { SseParser } from './sse.js';
+import { passUpstreamError, runPart } from './answers.js';
+import { EventStream } from './stream.js';
 import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
@@ -318,7 +320,7 @@ export class ResponsesProxy {
       }
       throw error;
     }
-    if (answer.status !== 200) return passError(reply, answer);
+    if (answer.status !== 200) return passUpstreamError(reply, answer, 'responses', 'upstream_openai_api_key');
     const call: CallContext = { agent, body, checks, requestParts, sessionId, requested: requestedTypes(body) };
     if (stream) return this.stream(request, reply, answer, call);
     return this.complete(reply, answer, call);
@@ -467,36 +469,10 @@ export class ResponsesProxy {
    */
   private async stream(request: FastifyRequest, reply: FastifyReply, answer: UpstreamAnswer, call: CallContext): Promise<void> {
     const { checks } = call;
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      // The verdict of a stream is known at its end: the final response's `parapet` and this trailer carry it.
-      'x-parapet-verdict': 'pending',
-      trailer: 'X-Parapet-Verdict',
-    });
-    let clientGone = false;
-    raw.on('close', () => {
-      clientGone = true;
-      answer.body.destroy();
-    });
+    const events = new EventStream(reply, answer);
+    const raw = events.raw;
     let sequence = 0;
-    const emit = async (event: Item): Promise<void> => {
-      if (clientGone) return;
-      if (!raw.write(sse({ ...event, sequence_number: sequence++ }))) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            raw.off('drain', done);
-            raw.off('close', done);
-            resolve();
-          };
-          raw.on('drain', done);
-          raw.on('close', done);
-        });
-      }
-    };
+    const emit = async (event: Item): Promise<void> => events.write(sse({ ...event, sequence_number: sequence++ }));
 
     const state = new StreamState(checks, this.options.holdbackChars);
     let template: Item = { id: `resp_parapet_${request.id}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
@@ -653,12 +629,12 @@ export class ResponsesProxy {
           await emit(event);
         }
       }
-      if (!ended && !clientGone) {
+      if (!ended && !events.clientGone) {
         request.log.warn({ reqId: request.id }, 'responses stream ended before the response was complete');
         await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream ended before the response was complete', param: null });
       }
     } catch (error) {
-      if (!clientGone) {
+      if (!events.clientGone) {
         request.log.warn({ reqId: request.id, err: error }, 'responses stream failed');
         await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream failed', param: null }).catch(() => undefined);
       }
@@ -701,22 +677,7 @@ function restoreCall(item: Item, checks: ProxyChecks): void {
 }
 
 /** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
-function runPart(stop: RunStop): CheckedPart {
-  return { surface: stop.kind === 'loop' ? 'tool_args' : 'input', outcome: 'blocked', ...(stop.tool === undefined ? {} : { tool: stop.tool }), decision: stop.decision };
-}
 
-/** An upstream error answer goes back as it came, except that the gateway's own key problems are its own. */
-async function passError(reply: FastifyReply, answer: UpstreamAnswer): Promise<void> {
-  const text = await answer.body.text();
-  if (answer.status === 401 || answer.status === 403) {
-    throw problem('unavailable', `the responses upstream refused the gateway's key (${answer.status}): check upstream_openai_api_key`);
-  }
-  const type = answer.headers['content-type'];
-  reply.code(answer.status).header('x-parapet-verdict', 'allow');
-  const retryAfter = answer.headers['retry-after'];
-  if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-  reply.type(typeof type === 'string' ? type : 'application/json').send(text);
-}
 
 interface PartKey {
   outputIndex: number;
