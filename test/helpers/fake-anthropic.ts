@@ -1,8 +1,8 @@
 // A fake messages upstream on 127.0.0.1 (plain node:http): answers JSON or SSE events as the
 // request asks, proposes tool_use blocks when told, fails on demand, counts what it received and
 // records the headers it saw.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ScriptedUpstream, type SeenRequest } from './scripted-upstream.js';
 
 export interface FakeMessagesReply {
   /** An error answer instead of a message. */
@@ -20,60 +20,31 @@ export interface FakeMessagesReply {
   delayMs?: number;
 }
 
-export interface SeenMessagesRequest {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: any;
-}
+export type SeenMessagesRequest = SeenRequest;
 
 export const FAKE_USAGE = { input_tokens: 11, output_tokens: 7 };
 
-export class FakeAnthropic {
-  readonly requests: SeenMessagesRequest[] = [];
-  /** Streams the client (the gateway) closed before their end. */
-  aborted = 0;
-  /** Replies used in order; when empty, `fallback` answers. */
-  readonly script: FakeMessagesReply[] = [];
+export class FakeAnthropic extends ScriptedUpstream<FakeMessagesReply> {
   fallback: FakeMessagesReply = { text: 'Hello from the fake messages upstream.' };
-  private server: Server | null = null;
-  /** The base URL, without /v1 (as upstream_anthropic_base_url takes it). */
-  url = '';
 
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const parts: Buffer[] = [];
-      request.on('data', (part: Buffer) => parts.push(part));
-      request.on('end', () => {
-        const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
-        this.requests.push({ path: request.url ?? '', headers: request.headers, body });
-        const reply = this.script.shift() ?? this.fallback;
-        if (reply.hangUp === true) {
-          request.socket.destroy();
-          return;
-        }
-        if (request.url !== '/v1/messages') reply.status = 404;
-        if (reply.status !== undefined && reply.status !== 200) {
-          response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-          response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `fake failure ${reply.status}` } }));
-          return;
-        }
-        if (body.stream === true) void this.stream(body, reply, response);
-        else this.complete(body, reply, response);
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+  constructor() {
+    super('');
   }
 
-  reset(): void {
-    this.requests.length = 0;
-    this.script.length = 0;
-    this.aborted = 0;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  protected answer(request: IncomingMessage, response: ServerResponse, body: any): void {
+    const reply = this.nextReply();
+    if (reply.hangUp === true) {
+      request.socket.destroy();
+      return;
+    }
+    if (request.url !== '/v1/messages') reply.status = 404;
+    if (reply.status !== undefined && reply.status !== 200) {
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      response.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `fake failure ${reply.status}` } }));
+      return;
+    }
+    if (body.stream === true) void this.stream(body, reply, response);
+    else this.complete(body, reply, response);
   }
 
   private complete(body: any, reply: FakeMessagesReply, response: ServerResponse): void {

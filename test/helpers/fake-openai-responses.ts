@@ -1,8 +1,8 @@
 // A fake responses upstream on 127.0.0.1 (plain node:http): POST /v1/responses answers a response
 // object or its event stream, as the request asks; proposes function calls when told, fails on
 // demand, and counts what it received and which streams the gateway closed early.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ScriptedUpstream, type SeenRequest } from './scripted-upstream.js';
 
 export interface FakeResponsesReply {
   /** An error answer instead of a response. */
@@ -17,62 +17,34 @@ export interface FakeResponsesReply {
   delayMs?: number;
 }
 
-export interface SeenResponsesRequest {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: any;
-}
+export type SeenResponsesRequest = SeenRequest;
 
 export const FAKE_USAGE = { input_tokens: 11, output_tokens: 7, total_tokens: 18 };
 
-export class FakeOpenAIResponses {
-  readonly requests: SeenResponsesRequest[] = [];
-  /** Streams the client (the gateway) closed before their end. */
-  aborted = 0;
-  /** Replies used in order; when empty, `fallback` answers. */
-  readonly script: FakeResponsesReply[] = [];
+export class FakeOpenAIResponses extends ScriptedUpstream<FakeResponsesReply> {
   fallback: FakeResponsesReply = { text: 'Hello from the fake responses upstream.' };
-  private server: Server | null = null;
-  url = '';
 
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const parts: Buffer[] = [];
-      request.on('data', (part: Buffer) => parts.push(part));
-      request.on('end', () => {
-        const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
-        this.requests.push({ path: request.url ?? '', headers: request.headers, body });
-        if (request.url !== '/v1/responses') {
-          response.writeHead(404, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: { message: `no route ${request.url}`, type: 'invalid_request_error' } }));
-          return;
-        }
-        const reply = this.script.shift() ?? this.fallback;
-        if (reply.status !== undefined && reply.status !== 200) {
-          response.writeHead(reply.status, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ error: { message: `fake failure ${reply.status}`, type: 'server_error' } }));
-          return;
-        }
-        if (body.stream === true) void this.stream(body, reply, response);
-        else {
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify(this.responseObject(body, reply, 'completed')));
-        }
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/v1`;
+  constructor() {
+    super('/v1');
   }
 
-  reset(): void {
-    this.requests.length = 0;
-    this.script.length = 0;
-    this.aborted = 0;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  protected answer(request: IncomingMessage, response: ServerResponse, body: any): void {
+    if (request.url !== '/v1/responses') {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `no route ${request.url}`, type: 'invalid_request_error' } }));
+      return;
+    }
+    const reply = this.nextReply();
+    if (reply.status !== undefined && reply.status !== 200) {
+      response.writeHead(reply.status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `fake failure ${reply.status}`, type: 'server_error' } }));
+      return;
+    }
+    if (body.stream === true) void this.stream(body, reply, response);
+    else {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(this.responseObject(body, reply, 'completed')));
+    }
   }
 
   private items(reply: FakeResponsesReply): any[] {

@@ -1,7 +1,9 @@
 // A fake chat-completions upstream on 127.0.0.1 (plain node:http): answers JSON or SSE as the
 // request asks, proposes tool calls when told, fails on demand and counts what it received.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ScriptedUpstream } from './scripted-upstream.js';
+
+export type { SeenRequest } from './scripted-upstream.js';
 
 export interface FakeReply {
   /** An error answer instead of a completion. */
@@ -19,56 +21,27 @@ export interface FakeReply {
   delayMs?: number;
 }
 
-export interface SeenRequest {
-  headers: IncomingMessage['headers'];
-  body: any;
-}
-
-export class FakeOpenAI {
-  readonly requests: SeenRequest[] = [];
-  /** Streams the client (the gateway) closed before their end. */
-  aborted = 0;
-  /** Replies used in order; when empty, `fallback` answers. */
-  readonly script: FakeReply[] = [];
+export class FakeOpenAI extends ScriptedUpstream<FakeReply> {
   fallback: FakeReply = { text: 'Hello from the fake upstream.' };
-  private server: Server | null = null;
-  url = '';
 
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      const parts: Buffer[] = [];
-      request.on('data', (part: Buffer) => parts.push(part));
-      request.on('end', () => {
-        const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}');
-        this.requests.push({ headers: request.headers, body });
-        const reply = this.script.shift() ?? this.fallback;
-        if (reply.stall === true) return;
-        if (reply.hangUp === true) {
-          request.socket.destroy();
-          return;
-        }
-        if (reply.status !== undefined && reply.status !== 200) {
-          response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-          response.end(JSON.stringify({ error: { message: `fake failure ${reply.status}`, type: 'server_error' } }));
-          return;
-        }
-        if (body.stream === true) void this.stream(body, reply, response);
-        else this.complete(body, reply, response);
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/v1`;
+  constructor() {
+    super('/v1');
   }
 
-  reset(): void {
-    this.requests.length = 0;
-    this.script.length = 0;
-    this.aborted = 0;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  protected answer(request: IncomingMessage, response: ServerResponse, body: any): void {
+    const reply = this.nextReply();
+    if (reply.stall === true) return;
+    if (reply.hangUp === true) {
+      request.socket.destroy();
+      return;
+    }
+    if (reply.status !== undefined && reply.status !== 200) {
+      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+      response.end(JSON.stringify({ error: { message: `fake failure ${reply.status}`, type: 'server_error' } }));
+      return;
+    }
+    if (body.stream === true) void this.stream(body, reply, response);
+    else this.complete(body, reply, response);
   }
 
   private complete(body: any, reply: FakeReply, response: ServerResponse): void {
