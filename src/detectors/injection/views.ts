@@ -521,7 +521,8 @@ function encodingGates(text: string): { base64: boolean; hex: boolean; binary: b
     if (isHexCode(c)) {
       hexDigits += 1;
       hexGap = 0;
-      if (hexDigits >= 6) hex = true;
+      // HEX_RE needs ten pairs: a run of 20 hex digits with at most single separators between.
+      if (hexDigits >= 20) hex = true;
     } else if ((c === 32 || c === 58 || c === 44) && hexGap === 0 && hexDigits > 0) hexGap = 1;
     else {
       hexDigits = 0;
@@ -563,7 +564,7 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
   if (gates.base64) {
     scan(BASE64_RE, 'base64', (run) => (/^[0-9a-fA-F]+$/.test(run) || /^[a-z]+$/i.test(run) ? '' : Buffer.from(run, 'base64').toString('utf8')));
   }
-  if (gates.hex && /[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}[ :,]?[0-9a-fA-F]{2}/.test(text)) {
+  if (gates.hex) {
     scan(HEX_RE, 'hex', (run) => (/[a-fA-F]/.test(run) || /^[0-9 :,]+$/.test(run) ? Buffer.from(run.replace(/[ :,]/g, ''), 'hex').toString('utf8') : ''));
   }
   if (text.includes('\\x')) scan(ESCAPED_HEX_RE, 'hex', (run) => Buffer.from(run.replace(/\\x/g, ''), 'hex').toString('utf8'));
