@@ -2,41 +2,20 @@
 // the gateway's key goes upstream, blocked requests never do, answers and streams are checked,
 // tool calls follow grants and taint, and the upstream client retries and breaks circuits.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, json, startGateway, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, json, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { agentCredential, withFakeUpstream } from '../../test/helpers/proxy.js';
 import { FakeOpenAI } from '../../test/helpers/fake-openai.js';
 
 const UPSTREAM_KEY = 'sk-gateway-held-upstream-key-0001';
 
-interface Setup {
-  gateway: TestGateway;
-  fake: FakeOpenAI;
-}
-
 /** A fake upstream and a gateway pointed at it, for the tests of the enclosing describe block. */
-function withProxy(options: StartOptions = {}): Setup {
-  const ctx = {} as Setup;
-  beforeAll(async () => {
-    ctx.fake = new FakeOpenAI();
-    await ctx.fake.start();
-    ctx.gateway = await startGateway({
-      ...options,
-      overrides: { upstream_openai_base_url: ctx.fake.url, upstream_openai_api_key: UPSTREAM_KEY, ...options.overrides },
-    });
-  });
-  afterAll(async () => {
-    await ctx.gateway?.close();
-    await ctx.fake?.close();
-  });
-  return ctx;
-}
+const withProxy = (options: StartOptions = {}) => withFakeUpstream(() => new FakeOpenAI(), (fake) => ({ upstream_openai_base_url: fake.url, upstream_openai_api_key: UPSTREAM_KEY }), options);
 
 /** Registers an agent, mints its credential and returns an openai client speaking as it. */
 async function agentClient(gateway: TestGateway, slug: string, declaredTools: string[] = []): Promise<{ client: OpenAI; credential: string }> {
-  const created = await json(gateway.request('/api/agents', { method: 'POST', json: { slug, owner_email: 'owner@example.com', declared_tools: declaredTools } }));
-  expect(created.identity_id).toMatch(/^idn_/);
-  const minted = await json(gateway.request(`/api/identities/${created.identity_id}/credentials`, { method: 'POST', json: {} }));
-  return { credential: minted.credential, client: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: minted.credential, maxRetries: 0 }) };
+  const credential = await agentCredential(gateway, slug, { declaredTools });
+  return { credential, client: new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: credential, maxRetries: 0 }) };
 }
 
 const grant = async (gateway: TestGateway, slug: string, tool: string) => {

@@ -2,45 +2,22 @@
 // messages upstream: a daily call budget refuses in the messages format without calling upstream, a
 // looping tool_use run is stopped (agent_loop_stopped), and every call lands in GET /api/usage.
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, json, startGateway, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { DIALECTS, json, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { agentCredential, withFakeUpstream } from '../../test/helpers/proxy.js';
 import { FakeAnthropic } from '../../test/helpers/fake-anthropic.js';
 
 /** 11 input and 7 output tokens per fake answer: (11 × 1000 + 7 × 2000) / 1e6 = 0.025 USD a call. */
 const PRICES = { 'claude-test': { input_per_mtok: 1000, output_per_mtok: 2000 } };
 const CALL_COST = 0.025;
 
-interface Setup {
-  gateway: TestGateway;
-  fake: FakeAnthropic;
-}
-
-function withProxy(options: StartOptions = {}): Setup {
-  const ctx = {} as Setup;
-  beforeAll(async () => {
-    ctx.fake = new FakeAnthropic();
-    await ctx.fake.start();
-    ctx.gateway = await startGateway({
-      ...options,
-      overrides: { upstream_anthropic_base_url: ctx.fake.url, upstream_anthropic_api_key: 'sk-ant-upstream', model_prices: PRICES, ...options.overrides },
-    });
-  });
-  afterAll(async () => {
-    await ctx.gateway?.close();
-    await ctx.fake?.close();
-  });
-  return ctx;
-}
+/** A fake upstream and a gateway pointed at it, for the tests of the enclosing describe block. */
+const withProxy = (options: StartOptions = {}) => withFakeUpstream(() => new FakeAnthropic(), (fake) => ({ upstream_anthropic_base_url: fake.url, upstream_anthropic_api_key: 'sk-ant-upstream', model_prices: PRICES }), options);
 
 /** Registers an agent (with grants and protections) and returns a messages client speaking as it. */
 async function agentClient(gateway: TestGateway, slug: string, setup: { tools?: string[]; protections?: Record<string, unknown> } = {}): Promise<Anthropic> {
-  const created = await json(gateway.request('/api/agents', { method: 'POST', json: { slug, owner_email: 'owner@example.com', declared_tools: setup.tools ?? [] } }));
-  for (const tool of setup.tools ?? []) expect((await gateway.request(`/api/agents/${slug}/access`, { method: 'POST', json: { tool_key: tool } })).status).toBe(201);
-  if (setup.protections !== undefined) {
-    expect((await gateway.request(`/api/agents/${slug}/protection`, { method: 'POST', json: { protections: setup.protections } })).status).toBe(200);
-  }
-  const minted = await json(gateway.request(`/api/identities/${created.identity_id}/credentials`, { method: 'POST', json: {} }));
-  return new Anthropic({ baseURL: gateway.url, apiKey: minted.credential, authToken: null, maxRetries: 0 });
+  const credential = await agentCredential(gateway, slug, { grants: setup.tools ?? [], ...(setup.protections === undefined ? {} : { protections: setup.protections }) });
+  return new Anthropic({ baseURL: gateway.url, apiKey: credential, authToken: null, maxRetries: 0 });
 }
 
 const ask = (text = 'What is the weather?') => ({ model: 'claude-test', max_tokens: 256, messages: [{ role: 'user' as const, content: text }] });

@@ -2,41 +2,20 @@
 // the gateway's key goes upstream as x-api-key, blocked requests never do, answers and event
 // streams are checked, tool_use blocks follow grants and taint.
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, json, startGateway, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, json, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { agentCredential, withFakeUpstream } from '../../test/helpers/proxy.js';
 import { FakeAnthropic } from '../../test/helpers/fake-anthropic.js';
 
 const UPSTREAM_KEY = 'sk-ant-gateway-held-upstream-key-0001';
 
-interface Setup {
-  gateway: TestGateway;
-  fake: FakeAnthropic;
-}
-
 /** A fake upstream and a gateway pointed at it, for the tests of the enclosing describe block. */
-function withProxy(options: StartOptions = {}): Setup {
-  const ctx = {} as Setup;
-  beforeAll(async () => {
-    ctx.fake = new FakeAnthropic();
-    await ctx.fake.start();
-    ctx.gateway = await startGateway({
-      ...options,
-      overrides: { upstream_anthropic_base_url: ctx.fake.url, upstream_anthropic_api_key: UPSTREAM_KEY, ...options.overrides },
-    });
-  });
-  afterAll(async () => {
-    await ctx.gateway?.close();
-    await ctx.fake?.close();
-  });
-  return ctx;
-}
+const withProxy = (options: StartOptions = {}) => withFakeUpstream(() => new FakeAnthropic(), (fake) => ({ upstream_anthropic_base_url: fake.url, upstream_anthropic_api_key: UPSTREAM_KEY }), options);
 
 /** Registers an agent, mints its credential and returns a client that sends it as x-api-key. */
 async function agentClient(gateway: TestGateway, slug: string, declaredTools: string[] = []): Promise<{ client: Anthropic; credential: string }> {
-  const created = await json(gateway.request('/api/agents', { method: 'POST', json: { slug, owner_email: 'owner@example.com', declared_tools: declaredTools } }));
-  expect(created.identity_id).toMatch(/^idn_/);
-  const minted = await json(gateway.request(`/api/identities/${created.identity_id}/credentials`, { method: 'POST', json: {} }));
-  return { credential: minted.credential, client: new Anthropic({ baseURL: gateway.url, apiKey: minted.credential, authToken: null, maxRetries: 0 }) };
+  const credential = await agentCredential(gateway, slug, { declaredTools });
+  return { credential, client: new Anthropic({ baseURL: gateway.url, apiKey: credential, authToken: null, maxRetries: 0 }) };
 }
 
 const grant = async (gateway: TestGateway, slug: string, tool: string) => {

@@ -3,45 +3,22 @@
 // upstream, a looping function-calling run is stopped (agent_loop_stopped), and every call lands in
 // GET /api/usage.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, json, startGateway, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { DIALECTS, json, type StartOptions, type TestGateway } from '../../test/helpers/gateway.js';
+import { agentCredential, withFakeUpstream } from '../../test/helpers/proxy.js';
 import { FakeOpenAIResponses } from '../../test/helpers/fake-openai-responses.js';
 
 /** 11 input and 7 output tokens per fake answer: (11 × 1000 + 7 × 2000) / 1e6 = 0.025 USD a call. */
 const PRICES = { 'gpt-test': { input_per_mtok: 1000, output_per_mtok: 2000 } };
 const CALL_COST = 0.025;
 
-interface Setup {
-  gateway: TestGateway;
-  fake: FakeOpenAIResponses;
-}
-
-function withProxy(options: StartOptions = {}): Setup {
-  const ctx = {} as Setup;
-  beforeAll(async () => {
-    ctx.fake = new FakeOpenAIResponses();
-    await ctx.fake.start();
-    ctx.gateway = await startGateway({
-      ...options,
-      overrides: { upstream_openai_base_url: ctx.fake.url, upstream_openai_api_key: 'sk-upstream', model_prices: PRICES, ...options.overrides },
-    });
-  });
-  afterAll(async () => {
-    await ctx.gateway?.close();
-    await ctx.fake?.close();
-  });
-  return ctx;
-}
+/** A fake upstream and a gateway pointed at it, for the tests of the enclosing describe block. */
+const withProxy = (options: StartOptions = {}) => withFakeUpstream(() => new FakeOpenAIResponses(), (fake) => ({ upstream_openai_base_url: fake.url, upstream_openai_api_key: 'sk-upstream', model_prices: PRICES }), options);
 
 /** Registers an agent (with grants and protections) and returns an openai client speaking as it. */
 async function agentClient(gateway: TestGateway, slug: string, setup: { tools?: string[]; protections?: Record<string, unknown> } = {}): Promise<OpenAI> {
-  const created = await json(gateway.request('/api/agents', { method: 'POST', json: { slug, owner_email: 'owner@example.com', declared_tools: setup.tools ?? [] } }));
-  for (const tool of setup.tools ?? []) expect((await gateway.request(`/api/agents/${slug}/access`, { method: 'POST', json: { tool_key: tool } })).status).toBe(201);
-  if (setup.protections !== undefined) {
-    expect((await gateway.request(`/api/agents/${slug}/protection`, { method: 'POST', json: { protections: setup.protections } })).status).toBe(200);
-  }
-  const minted = await json(gateway.request(`/api/identities/${created.identity_id}/credentials`, { method: 'POST', json: {} }));
-  return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: minted.credential, maxRetries: 0 });
+  const credential = await agentCredential(gateway, slug, { grants: setup.tools ?? [], ...(setup.protections === undefined ? {} : { protections: setup.protections }) });
+  return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: credential, maxRetries: 0 });
 }
 
 const ask = (input = 'What is the weather?') => ({ model: 'gpt-test', input });
