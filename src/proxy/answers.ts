@@ -3,7 +3,23 @@ import type { FastifyReply } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { RunStop } from '../runs/service.js';
 import type { CheckedPart } from './checks.js';
-import type { UpstreamAnswer } from './upstream.js';
+import { UpstreamUnavailable, type Upstream, type UpstreamAnswer, type UpstreamCall } from './upstream.js';
+
+/**
+ * Sends a call upstream; an upstream that cannot be reached (breaker open, no answer after the
+ * retries) is the gateway's 503, with Retry-After when the breaker says when to come back.
+ */
+export async function sendUpstream(reply: FastifyReply, upstream: Upstream, call: UpstreamCall): Promise<UpstreamAnswer> {
+  try {
+    return await upstream.send(call);
+  } catch (error) {
+    if (error instanceof UpstreamUnavailable) {
+      if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
+      throw problem('unavailable', error.message);
+    }
+    throw error;
+  }
+}
 
 /**
  * An upstream error answer goes back as it came, except that a refusal of the gateway's own key is

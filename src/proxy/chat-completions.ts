@@ -10,9 +10,9 @@ import type { ProposedCall, RunGovernor } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
-import { passUpstreamError, runPart } from './answers.js';
+import { passUpstreamError, runPart, sendUpstream } from './answers.js';
 import { EventStream } from './stream.js';
-import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
+import type { Upstream, UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
 export interface ChatProxyOptions {
@@ -139,20 +139,11 @@ export class ChatCompletionsProxy {
 
     const callerWantsUsage = body.stream_options?.include_usage === true;
     const forwarded: ChatBody = stream ? { ...body, stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : body;
-    let answer: UpstreamAnswer;
-    try {
-      answer = await this.options.upstream().send({
+    const answer = await sendUpstream(reply, this.options.upstream(), {
         path: '/chat/completions',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: stream ? 'text/event-stream' : 'application/json' },
         body: JSON.stringify(forwarded),
       });
-    } catch (error) {
-      if (error instanceof UpstreamUnavailable) {
-        if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
-        throw problem('unavailable', error.message);
-      }
-      throw error;
-    }
 
     if (answer.status !== 200) return passUpstreamError(reply, answer, 'chat-completions', 'upstream_openai_api_key');
     if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, callerWantsUsage });

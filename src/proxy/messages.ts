@@ -11,9 +11,9 @@ import type { ProposedCall, RunGovernor } from '../runs/service.js';
 import { applyReplacements, ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField, type TokenVault } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
-import { passUpstreamError, runPart } from './answers.js';
+import { passUpstreamError, runPart, sendUpstream } from './answers.js';
 import { EventStream } from './stream.js';
-import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
+import type { Upstream, UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
 export interface MessagesProxyOptions {
@@ -171,16 +171,7 @@ export class MessagesProxy {
     };
     const beta = headerValue(request.headers['anthropic-beta']);
     if (beta !== undefined) headers['anthropic-beta'] = beta;
-    let answer: UpstreamAnswer;
-    try {
-      answer = await this.options.upstream().send({ path: '/v1/messages', headers, body: JSON.stringify(body) });
-    } catch (error) {
-      if (error instanceof UpstreamUnavailable) {
-        if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
-        throw problem('unavailable', error.message);
-      }
-      throw error;
-    }
+    const answer = await sendUpstream(reply, this.options.upstream(), { path: '/v1/messages', headers, body: JSON.stringify(body) });
 
     if (answer.status !== 200) return passUpstreamError(reply, answer, 'messages', 'upstream_anthropic_api_key');
     if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId });

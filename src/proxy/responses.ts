@@ -14,9 +14,9 @@ import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type Parap
 import { OutputHoldback } from './holdback.js';
 import { PROXY_BODY_LIMIT } from './schemas.js';
 import { SseParser } from './sse.js';
-import { passUpstreamError, runPart } from './answers.js';
+import { passUpstreamError, runPart, sendUpstream } from './answers.js';
 import { EventStream } from './stream.js';
-import { UpstreamUnavailable, type Upstream, type UpstreamAnswer } from './upstream.js';
+import type { Upstream, UpstreamAnswer } from './upstream.js';
 import type { TokenUsage, UsageLedger } from './usage.js';
 
 /** Only what the proxy reads is validated; every other field passes to the upstream as given. */
@@ -306,20 +306,11 @@ export class ResponsesProxy {
       return;
     }
 
-    let answer: UpstreamAnswer;
-    try {
-      answer = await this.options.upstream().send({
+    const answer = await sendUpstream(reply, this.options.upstream(), {
         path: '/responses',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: stream ? 'text/event-stream' : 'application/json' },
         body: JSON.stringify(body),
       });
-    } catch (error) {
-      if (error instanceof UpstreamUnavailable) {
-        if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
-        throw problem('unavailable', error.message);
-      }
-      throw error;
-    }
     if (answer.status !== 200) return passUpstreamError(reply, answer, 'responses', 'upstream_openai_api_key');
     const call: CallContext = { agent, body, checks, requestParts, sessionId, requested: requestedTypes(body) };
     if (stream) return this.stream(request, reply, answer, call);

@@ -3,6 +3,8 @@
 // few lines: the work is in chat-completions.ts, messages.ts and the wire-format-free core (checks,
 // holdback, upstream).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { speakingAgent, type Principal } from '../auth/principal.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
@@ -39,86 +41,38 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
   const holdbackChars = config.stream_holdback_chars;
   // Made now, so that GET /api/reliability lists the upstream before its first call.
   const openaiUpstream = upstreams.get('openai', openai.baseUrl);
-  const chat = new ChatCompletionsProxy({
-    pipeline,
-    upstream: () => openaiUpstream,
-    apiKey: openai.apiKey,
-    holdbackChars,
-    usage,
-    runs,
-  });
+
+  /** One proxy route: agent traffic, the proxy body limit, the agent named by the credential or X-Parapet-Agent. */
+  const proxyRoute = (
+    path: string,
+    summary: string,
+    body: TSchema,
+    answer: TSchema,
+    proxy: { handle(request: FastifyRequest, reply: FastifyReply, agent: string): Promise<void> },
+    access: { acceptApiKeyHeader?: boolean } = {},
+  ) =>
+    app.post(
+      path,
+      { config: { access: 'traffic', ...access }, bodyLimit: PROXY_BODY_LIMIT, schema: { tags: ['proxy'], summary, body, response: { 200: answer } } },
+      async (request, reply) => {
+        const header = request.headers['x-parapet-agent'];
+        const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
+        await proxy.handle(request, reply, agent);
+        return reply;
+      },
+    );
+
   const anthropicUpstream = upstreams.get('anthropic', config.upstream_anthropic_base_url);
-  const messages = new MessagesProxy({
-    pipeline,
-    upstream: () => anthropicUpstream,
-    apiKey: config.upstream_anthropic_api_key,
-    holdbackChars,
-    usage,
-    runs,
-  });
-
-  app.post(
-    '/v1/messages',
-    {
-      // The provider's own client sends its key as x-api-key (CONTRACT.md "Credentials").
-      config: { access: 'traffic', acceptApiKeyHeader: true },
-      bodyLimit: PROXY_BODY_LIMIT,
-      schema: {
-        tags: ['proxy'],
-        summary: 'Messages through the gateway: the request and the answer are checked; a block is a 200 refusal',
-        body: MessagesBody,
-        response: { 200: MessageSchema },
-      },
-    },
-    async (request, reply) => {
-      const header = request.headers['x-parapet-agent'];
-      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
-      await messages.handle(request, reply, agent);
-      return reply;
-    },
-  );
-
-  app.post(
-    '/v1/chat/completions',
-    {
-      config: { access: 'traffic' },
-      bodyLimit: PROXY_BODY_LIMIT,
-      schema: {
-        tags: ['proxy'],
-        summary: 'Chat completions through the gateway: the request and the answer are checked; a block is a 200 refusal',
-        body: ChatCompletionsBody,
-        response: { 200: ChatCompletionSchema },
-      },
-    },
-    async (request, reply) => {
-      const header = request.headers['x-parapet-agent'];
-      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
-      await chat.handle(request, reply, agent);
-      return reply;
-    },
-  );
-
+  const shared = { pipeline, holdbackChars, usage, runs };
+  const chat = new ChatCompletionsProxy({ ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
   // The responses wire format: same upstream, key and checks as chat completions (responses.ts).
-  const responses = new ResponsesProxy({ pipeline, upstream: () => openaiUpstream, apiKey: openai.apiKey, holdbackChars, usage, runs });
-  app.post(
-    '/v1/responses',
-    {
-      config: { access: 'traffic' },
-      bodyLimit: PROXY_BODY_LIMIT,
-      schema: {
-        tags: ['proxy'],
-        summary: 'Responses through the gateway: the request, its built-in tools and the answer are checked; a block is a 200 incomplete response',
-        body: ResponsesBody,
-        response: { 200: ResponseObjectSchema },
-      },
-    },
-    async (request, reply) => {
-      const header = request.headers['x-parapet-agent'];
-      const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
-      await responses.handle(request, reply, agent);
-      return reply;
-    },
-  );
+  const responses = new ResponsesProxy({ ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
+  const messages = new MessagesProxy({ ...shared, upstream: () => anthropicUpstream, apiKey: config.upstream_anthropic_api_key });
+
+  proxyRoute('/v1/chat/completions', 'Chat completions through the gateway: the request and the answer are checked; a block is a 200 refusal', ChatCompletionsBody, ChatCompletionSchema, chat);
+  proxyRoute('/v1/responses', 'Responses through the gateway: the request, its built-in tools and the answer are checked; a block is a 200 incomplete response', ResponsesBody, ResponseObjectSchema, responses);
+  // The provider's own client sends its key as x-api-key (CONTRACT.md "Credentials").
+  proxyRoute('/v1/messages', 'Messages through the gateway: the request and the answer are checked; a block is a 200 refusal', MessagesBody, MessageSchema, messages, { acceptApiKeyHeader: true });
 
   app.get(
     '/api/reliability',
