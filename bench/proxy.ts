@@ -5,6 +5,9 @@
 // - throughput at 32 connections.
 // Targets (issue 6): added latency at most 1 ms at p50 and 4 ms at p99; throughput at least 30% of
 // calling the upstream directly. Each request carries a new text, so nothing is answered from a cache.
+// Two more rows give the scale: a bare undici pass-through (the floor of any proxy in Node), and
+// Parapet sent the same chat every time (its detections come from the cache, as the repeated system
+// prompt and earlier turns of a real conversation do).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -49,6 +52,8 @@ interface Target {
   url: string;
   headers: Record<string, string>;
   server: Child | null;
+  /** The same chat every request, instead of a new text each time. */
+  repeated?: boolean;
 }
 
 interface Figures {
@@ -63,13 +68,13 @@ interface Figures {
 }
 
 let sequence = 0;
-const chatBody = (stream: boolean): string =>
+const chatBody = (stream: boolean, repeated = false): string =>
   JSON.stringify({
     model: 'gpt-4o-mini',
     stream,
     messages: [
       { role: 'system', content: 'You are a helpful assistant for the finance team.' },
-      { role: 'user', content: `Ref ${(sequence++).toString(36)}. ${USER_TEXT}` },
+      { role: 'user', content: `Ref ${repeated ? 'same' : (sequence++).toString(36)}. ${USER_TEXT}` },
     ],
   });
 
@@ -89,7 +94,7 @@ async function waitForPort(child: Child, url: string): Promise<void> {
 
 /** One request per target first, so a misconfigured target fails with its answer, not a count. */
 async function expectAnswer(target: Target, dispatcher: Agent): Promise<void> {
-  const response = await request(target.url, { method: 'POST', headers: target.headers, body: chatBody(false), dispatcher });
+  const response = await request(target.url, { method: 'POST', headers: target.headers, body: chatBody(false, target.repeated), dispatcher });
   const text = await response.body.text();
   if (response.statusCode !== 200 || !text.includes('"choices"')) {
     throw new Error(`${target.name}: ${response.statusCode} ${text.slice(0, 300)}`);
@@ -103,7 +108,7 @@ async function timings(target: Target, dispatcher: Agent, seconds: number, strea
   const end = performance.now() + seconds * 1000;
   while (performance.now() < end) {
     const started = performance.now();
-    const response = await request(target.url, { method: 'POST', headers: target.headers, body: chatBody(stream), dispatcher });
+    const response = await request(target.url, { method: 'POST', headers: target.headers, body: chatBody(stream, target.repeated), dispatcher });
     let first = Number.NaN;
     // The whole body is read either way: the connection is reused for the next request.
     for await (const chunk of response.body) {
@@ -122,8 +127,8 @@ async function throughput(target: Target, seconds: number): Promise<{ rps: numbe
     url: target.url,
     method: 'POST',
     headers: { ...target.headers, 'content-type': 'application/json' },
-    body: chatBody(false),
-    requests: [{ setupRequest: (next: autocannon.Request) => ({ ...next, body: chatBody(false) }) }],
+    body: chatBody(false, target.repeated),
+    requests: [{ setupRequest: (next: autocannon.Request) => ({ ...next, body: chatBody(false, target.repeated) }) }],
     connections: CONNECTIONS,
     duration: seconds,
   });
@@ -165,14 +170,27 @@ async function main(): Promise<void> {
     const portkeyBase = `http://${HOST}:${portkeyPort}`;
     await waitForPort(portkey, `${portkeyBase}/`);
 
+    const passthroughPort = await freePort();
+    const passthrough = startChild('undici pass-through', ['--import', 'tsx', path.join(benchDir, 'passthrough.ts')], {
+      ...process.env,
+      PORT: String(passthroughPort),
+      UPSTREAM: upstreamBase,
+    });
+    const passthroughBase = `http://${HOST}:${passthroughPort}/v1`;
+    await waitForPort(passthrough, `${passthroughBase}/models`);
+    const parapetHeaders = { authorization: `Bearer ${trafficToken}`, 'x-parapet-agent': AGENT };
+
     const targets: Target[] = [
       { name: 'upstream directly', url: `${upstreamBase}/chat/completions`, headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, server: upstream },
+      { name: 'Parapet /v1/chat/completions', url: `${gateway.baseUrl}/v1/chat/completions`, headers: { ...parapetHeaders }, server: gateway.child },
       {
-        name: 'Parapet /v1/chat/completions',
+        name: 'Parapet, same chat each request',
         url: `${gateway.baseUrl}/v1/chat/completions`,
-        headers: { authorization: `Bearer ${trafficToken}`, 'x-parapet-agent': AGENT },
+        headers: { ...parapetHeaders },
         server: gateway.child,
+        repeated: true,
       },
+      { name: 'bare undici pass-through', url: `${passthroughBase}/chat/completions`, headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, server: passthrough },
       {
         name: 'Portkey gateway',
         url: `${portkeyBase}/v1/chat/completions`,
@@ -219,7 +237,7 @@ async function main(): Promise<void> {
     temporaryDirs.delete(dataDir);
   }
 
-  const [direct, parapet, portkey] = figures as [Figures, Figures, Figures];
+  const [direct, parapet, , , portkey] = figures as [Figures, Figures, Figures, Figures, Figures];
   const added = (figure: Figures) => ({
     p50: figure.latency_p50_ms - direct.latency_p50_ms,
     p99: figure.latency_p99_ms - direct.latency_p99_ms,
