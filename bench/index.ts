@@ -1,6 +1,7 @@
 // `npm run bench`: the HTTP benchmark (hello-world, /health, /api/me, a 1 KB guard check) and then
 // detector quality and speed, then the chat-completions proxy against a fake upstream beside the
-// Portkey gateway. Each part prints its tables and sets a non-zero exit code on a miss.
+// Portkey gateway, then the policy simulation over 1,000 recorded decisions. Each part prints its tables and sets a non-zero exit code on a miss.
 await import('./run.js');
 await import('./detectors.js');
 await import('./proxy.js');
+await import('./simulate.js');

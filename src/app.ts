@@ -65,8 +65,14 @@ import { loadSqlParser } from './pipeline/actions/index.js';
 import { Pipeline, type AgentDirectory } from './pipeline/decide.js';
 import { DecisionMetrics } from './pipeline/metrics.js';
 import { policyRoutes } from './policies/routes.js';
-import { PolicyService } from './policies/service.js';
+import { SuppressionFilter } from './feedback/filter.js';
+import { GuardrailReports } from './feedback/reports.js';
+import { feedbackRoutes } from './feedback/routes.js';
+import { FeedbackService } from './feedback/service.js';
+import { createPolicyServices, type PolicyServices } from './policies/index.js';
+import type { PolicyService } from './policies/service.js';
 import { SHIPPED_PACKS } from './policy/packs/index.js';
+import { parsePack } from './policy/parse.js';
 import { PolicyRegistry } from './policy/registry.js';
 import { Recorder } from './recording/recorder.js';
 import type { Store } from './store/db.js';
@@ -166,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // SQL action analysis needs the optional parser; without it SQL arguments fail closed.
   const sqlAnalysis = await loadSqlParser();
   const approvals = new ApprovalService(store, audit, clock);
+  const suppressions = new SuppressionFilter(store, clock);
   const pipeline = new Pipeline({
     detectors: detectorRegistry,
     policies: policyRegistry,
@@ -183,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       recordContent: config.record_content,
     },
     observe: decisionMetrics.observe,
+    suppressions,
   });
   // Signed agent messages and memory entries are written in batches off the request path; their
   // write errors go to the app's log once it exists.
@@ -203,6 +211,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onError: (error) => jobErrors(error),
   });
   const agents = new AgentService({ store, audit, clock, recorder, directory, credentials, toolImpact: async (key) => tools.impact(key) });
+  const policyServices: PolicyServices = createPolicyServices({
+    registry: policyRegistry,
+    store,
+    audit,
+    clock,
+    directory,
+    shipped: SHIPPED_PACKS.map((text) => parsePack(text)),
+    knownEntities: () => detectorRegistry.detectors.flatMap((detector) => detector.entityTypes),
+  });
   const services: Services = {
     clock,
     audit,
@@ -214,7 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     pipeline,
     recorder,
     detectors: new DetectorService(detectorRegistry, config.enabled_detectors, store, audit, clock),
-    policies: new PolicyService(policyRegistry, store, audit, clock),
+    policies: policyServices.policies,
     sealer,
     auditCheckpoints: new AuditCheckpoints(store, audit, sealer, clock),
     signingKeys,
@@ -262,17 +279,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }),
   };
   await services.detectors.sync();
+  await services.policies.seed();
   await services.policies.sync();
+  await suppressions.sync();
   services.versions.add('policies', () => policyRegistry.versions());
-  // 2: the mcp_tool condition.
-  services.versions.add('policy_language', () => '2');
+  // 2: the mcp_tool condition; 3: agent, tool and argument conditions, on_block.
+  services.versions.add('policy_language', () => '3');
   services.versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
   services.health.addGaps(() => [
     ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
     ...policyRegistry
       .list()
-      .filter(({ mode }) => mode === 'observe')
-      .map(({ pack }) => ({ what: `policy pack ${pack.key}`, why: 'in observe: what it detects is reported, not blocked' })),
+      .filter(({ mode, level }) => mode === 'observe' && level === 'org')
+      .map(({ key }) => ({ what: `policy pack ${key}`, why: 'in observe: what it detects is reported, not blocked' })),
   ]);
   services.health.addGaps(() => deploymentGaps(config));
   if (!sqlAnalysis) {
@@ -344,7 +363,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(auditRoutes, { audit: new AuditService(store, services.auditCheckpoints) });
   await app.register(findingRoutes, { findings: services.findings, attention: new AttentionService(store, clock) });
   await app.register(detectorRoutes, { detectors: services.detectors });
-  await app.register(policyRoutes, { policies: services.policies });
+  await app.register(policyRoutes, policyServices);
+  await app.register(feedbackRoutes, {
+    feedback: new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() }),
+    reports: new GuardrailReports(store, clock),
+  });
   await app.register(messageRoutes, { signingKeys: services.signingKeys, messages: services.messages });
   await app.register(memoryRoutes, { memory: services.memory });
   await app.register(otlpRoutes, { spans: new SpanService(store, clock) });
@@ -366,8 +389,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => worker.stop());
 
   const syncTimer = setInterval(() => {
-    Promise.all([services.detectors.sync(), services.policies.sync()]).catch((error: unknown) =>
-      app.log.warn({ err: error }, 'reading detector switches and pack modes failed'),
+    Promise.all([services.detectors.sync(), services.policies.sync(), suppressions.sync()]).catch((error: unknown) =>
+      app.log.warn({ err: error }, 'reading detector switches, policies and suppressions failed'),
     );
   }, STATE_SYNC_MS);
   syncTimer.unref();

@@ -98,6 +98,8 @@ function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
     grants,
     limits: limitsOf(protections),
     protection: protection.words.length > 0 || protection.avoid.length > 0 ? protection : null,
+    team: row.owner_team,
+    environment: row.environment,
   };
 }
 

@@ -18,7 +18,7 @@ export interface CheckpointMaker {
 /** The bound policy packs with their current modes (PolicyService). */
 export interface PolicySnapshot {
   sync(): Promise<void>;
-  list(): Array<{ key: string; version: number | string; mode: string; fail_mode: string; rules: Array<{ id: string; effect: string; enabled: boolean; mode: string }> }>;
+  list(): Promise<Array<{ key: string; version: number | string | null; mode: string; fail_mode: string; rules: Array<{ id: string; effect: string; enabled: boolean; mode: string }> }>>;
 }
 
 export interface PackageSources {
@@ -104,7 +104,7 @@ export async function buildPackage(
     decisions.orderBy('at').orderBy('id').execute(),
     findings.orderBy('at').orderBy('id').execute(),
     approvals.orderBy('created_at').orderBy('id').execute(),
-    store.db.selectFrom('policy_state').selectAll().orderBy('key').execute(),
+    store.db.selectFrom('policies').select(['key', 'mode', 'live_version', 'level', 'scope_id', 'compose', 'bound', 'updated_at']).orderBy('key').execute(),
     store.db
       .selectFrom('audit_entries')
       .selectAll()
@@ -116,7 +116,7 @@ export async function buildPackage(
   ]);
 
   const stored = new Map(stateRows.map((row) => [row.key, row]));
-  const packs = policies.list();
+  const packs = await policies.list();
   const policyRecords: unknown[] = packs.map((pack) => ({
     key: pack.key,
     version: pack.version,
@@ -125,9 +125,9 @@ export async function buildPackage(
     stored_state: stored.get(pack.key) ?? null,
     rules: pack.rules.map((rule) => ({ id: rule.id, effect: rule.effect, enabled: rule.enabled, mode: rule.mode })),
   }));
-  // Stored modes of packs this build does not ship are evidence too.
+  // Stored policies that are not listed (unbound ones) are evidence too.
   for (const row of stateRows) {
-    if (!packs.some((pack) => pack.key === row.key)) policyRecords.push({ key: row.key, version: null, mode: row.mode, fail_mode: null, stored_state: row, rules: [] });
+    if (!packs.some((pack) => pack.key === row.key)) policyRecords.push({ key: row.key, version: row.live_version, mode: row.mode, fail_mode: null, stored_state: row, rules: [] });
   }
 
   const files: Array<[string, unknown[]]> = [

@@ -43,6 +43,9 @@ export interface AgentFacts {
   limits: AgentLimits;
   /** Words and topics the operator does not allow in the agent's input and output; null: none. */
   protection: ProtectionSettings | null;
+  /** The owning team and the environment from the registry: which scoped policies apply. */
+  team: string | null;
+  environment: string | null;
 }
 
 /** What the tool registry says of a tool (POST /api/tools). */
@@ -70,6 +73,8 @@ export const UNKNOWN_AGENT: AgentFacts = {
   grants: new Map(),
   limits: DEFAULT_LIMITS,
   protection: null,
+  team: null,
+  environment: null,
 };
 
 export const EMPTY_DIRECTORY: AgentDirectory = { lookup: () => UNKNOWN_AGENT };

@@ -9,9 +9,10 @@ import { findingsFor } from '../findings/raise.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { evaluate, strongest, type CallFacts, type FiredRule } from '../policy/evaluate.js';
+import { storeFacts } from '../policy/facts.js';
 import type { PolicyRegistry } from '../policy/registry.js';
 import type { BlastRadius, Mode, Verdict } from '../policy/schema.js';
-import type { Recorder } from '../recording/recorder.js';
+import type { FindingUpsert, Recorder } from '../recording/recorder.js';
 import { matchProtection } from '../agent-views/protection-match.js';
 import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
@@ -138,6 +139,8 @@ export interface PipelineDeps {
   usage?: UsageCounter;
   /** Called with every decision, after it is assembled (metrics). */
   observe?: (decision: Decision, surface: Surface, runs: readonly DetectorRun[], latencyMs: number) => void;
+  /** Drops findings a guardrail suppression covers (src/feedback/filter.ts); absent: every finding is recorded. */
+  suppressions?: { filter(findings: FindingUpsert[], context: { agent: string; contentSha256: string }): FindingUpsert[] };
 }
 
 const FAIL_CLOSED: FiredRule = {
@@ -153,6 +156,13 @@ const FAIL_CLOSED: FiredRule = {
 const ACTING_SURFACES: ReadonlySet<Surface> = new Set(['tool_args', 'memory_write', 'agent_message']);
 /** An injection at this score in untrusted content makes the values taken from it hostile. */
 const HOSTILE_SCORE = 0.6;
+
+/** What the trace keeps of the policy side of a call: the facts evaluated and the canary cohort. */
+interface PolicyRecord {
+  facts: CallFacts | null;
+  /** `key@version` of the canary candidate that decided the call, if any. */
+  canary: string | null;
+}
 
 export class Pipeline {
   // Tokens for personal data are keyed per process: stable within a conversation, useless outside.
@@ -190,7 +200,7 @@ export class Pipeline {
     }
     const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs) : null;
 
-    const packs = policies.packs();
+    const { packs, canary } = policies.packsFor({ agent: call.agent, team: agent.team, environment: call.environment ?? agent.environment, session: call.sessionId ?? null });
     const facts: CallFacts = {
       surface: call.surface,
       detections: run.detections,
@@ -208,6 +218,9 @@ export class Pipeline {
       loopDetected: toolFacts?.loop.detected ?? false,
       signature: call.signature ?? null,
       mcpTool: call.mcp?.fact ?? null,
+      agent: call.agent,
+      tool: call.tool ?? null,
+      args: call.surface === 'tool_args' ? (toolFacts?.args ?? call.arguments ?? null) : null,
     };
     const evaluation = evaluate(packs, facts);
     let { verdict, effectiveVerdict, decisive } = evaluation;
@@ -242,7 +255,7 @@ export class Pipeline {
     const outcome = { verdict, effective: effectiveVerdict, decisive, mode };
     const decisionId = newId('dec');
     if (toolFacts !== null) await this.applyApproval(call, toolFacts, fired, outcome, decisionId);
-    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId);
+    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary });
   }
 
   /** Taint, capability, action analysis, loop and budget state of one tool call. */
@@ -337,6 +350,7 @@ export class Pipeline {
     started: number,
     toolFacts: GatheredToolFacts | null = null,
     decisionId = newId('dec'),
+    policy: PolicyRecord = { facts: null, canary: null },
   ): Promise<Decided> {
     const { verdict, effective, decisive, mode } = outcome;
     const views = fired.map(view);
@@ -373,7 +387,7 @@ export class Pipeline {
     }
 
     const latencyMs = performance.now() - started;
-    const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts);
+    const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts, policy);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
     return { decision, ...recorded, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
   }
@@ -450,6 +464,7 @@ export class Pipeline {
     runs: readonly DetectorRun[],
     latencyMs: number,
     toolFacts: GatheredToolFacts | null,
+    policy: PolicyRecord,
   ): { contentSha256: string; recordedContent: string | null } {
     const at = this.deps.clock.now().toISOString();
     const stored = this.storedContent(call.content, detections);
@@ -478,8 +493,10 @@ export class Pipeline {
         session_id: call.sessionId ?? null,
         trace_id: call.traceId ?? null,
         environment: call.environment ?? null,
+        facts: policy.facts === null ? null : storeFacts(policy.facts, recordContent === 'full' ? 'full' : 'scalars'),
+        canary: policy.canary,
       },
-      findings: findingsFor({
+      findings: this.suppress(call.agent, stored.sha256, findingsFor({
         call,
         registered: agent.registered,
         subject,
@@ -497,9 +514,14 @@ export class Pipeline {
                 escalation: toolFacts.action.escalation?.reason ?? null,
               },
             }),
-      }),
+      })),
     });
     return { contentSha256: stored.sha256, recordedContent };
+  }
+
+  /** Hot path: the suppression filter looks only at this agent's suppressions and the global ones. */
+  private suppress(agent: string, contentSha256: string, findings: FindingUpsert[]): FindingUpsert[] {
+    return this.deps.suppressions === undefined || findings.length === 0 ? findings : this.deps.suppressions.filter(findings, { agent, contentSha256 });
   }
 }
 
@@ -523,6 +545,7 @@ function reasonFor(decisive: FiredRule | null, verdict: Verdict, effective: Verd
     approval === undefined ? '' : approval.outcome === 'used' ? ` Approval ${approval.id} was used for this call.` : ` Approval ${approval.id} was not used: ${approval.why ?? 'not valid'}.`;
   if (decisive === null) return `No rule matched; the call is allowed.${approvalNote}`;
   const problems = toolFacts !== null && decisive.rule_id.startsWith('capability.') && toolFacts.capability.problems.length > 0 ? ` (${toolFacts.capability.problems.join('; ')})` : '';
+  if (verdict === 'block' && decisive.on_block !== undefined) return `${decisive.on_block}${approvalNote}`;
   if (verdict === effective || decisive.mode === 'enforce') return `${decisive.message}${problems}${approvalNote}`;
   return `Allowed because pack ${decisive.pack} is in observe; enforcing, it would ${effective}: ${decisive.message}${problems}${approvalNote}`;
 }

@@ -2,7 +2,17 @@
 // `verdict` from enforcing rules, `effective_verdict` from all, and the decisive match.
 // Hot path: pure functions over facts gathered beforehand; no I/O, no allocation beyond results.
 import type { Detection, Surface } from '../detectors/types.js';
-import { BLAST_RADII, type BlastRadius, type CapabilityOutcome, type Effect, type Mode, type Pack, type Rule, type Verdict } from './schema.js';
+import {
+  BLAST_RADII,
+  type ArgumentCondition,
+  type BlastRadius,
+  type CapabilityOutcome,
+  type Effect,
+  type Mode,
+  type Pack,
+  type Rule,
+  type Verdict,
+} from './schema.js';
 
 /** What policy may know about one call; gathered before evaluation (spec 01 §2.4, "Analysis"). */
 export interface CallFacts {
@@ -29,6 +39,12 @@ export interface CallFacts {
   signature: string | null;
   /** MCP calls: the tool drifted from its reviewed pin, or is not registered; null otherwise. */
   mcpTool: 'drifted' | 'undeclared' | null;
+  /** The calling agent's slug. */
+  agent: string;
+  /** The tool of a tool call; null on other surfaces. */
+  tool: string | null;
+  /** A tool call's arguments; null on other surfaces. */
+  args: Readonly<Record<string, unknown>> | null;
 }
 
 export interface FiredRule {
@@ -44,6 +60,8 @@ export interface FiredRule {
   detector_rule: boolean;
   /** The approval that satisfied this escalation (set by the pipeline). */
   approved_by?: string;
+  /** What the caller is told when this rule blocks. */
+  on_block?: string;
 }
 
 export interface CompiledRule {
@@ -101,6 +119,14 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
   if (when.loop_detected !== undefined) checks.push((facts) => facts.loopDetected === when.loop_detected);
   const mcpTool = list(when.mcp_tool);
   if (mcpTool !== undefined) checks.push((facts) => facts.mcpTool !== null && mcpTool.includes(facts.mcpTool));
+  const agents = list(when.agent);
+  if (agents !== undefined) checks.push((facts) => agents.includes(facts.agent));
+  const tools = list(when.tool)?.map(toolMatcher);
+  if (tools !== undefined) checks.push((facts) => facts.tool !== null && tools.some((matches) => matches(facts.tool as string)));
+  const argumentConditions = list(when.argument);
+  if (argumentConditions !== undefined) {
+    checks.push((facts) => facts.args !== null && argumentConditions.every((condition) => argumentHolds(condition, facts.args as Readonly<Record<string, unknown>>)));
+  }
 
   const entityMatches = (detection: Detection) =>
     detection.score >= minScore &&
@@ -120,6 +146,69 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
       return best === null ? null : { detection: best };
     },
   };
+}
+
+/** `refund_*`-style tool patterns: `*` is any run of characters; matched by pieces, no regex. */
+export function toolMatcher(pattern: string): (tool: string) => boolean {
+  if (!pattern.includes('*')) return (tool) => tool === pattern;
+  const pieces = pattern.split('*');
+  const first = pieces[0] as string;
+  const last = pieces[pieces.length - 1] as string;
+  const middle = pieces.slice(1, -1);
+  return (tool) => {
+    if (tool.length < first.length + last.length || !tool.startsWith(first) || !tool.endsWith(last)) return false;
+    let cursor = first.length;
+    const end = tool.length - last.length;
+    for (const piece of middle) {
+      const at = tool.indexOf(piece, cursor);
+      if (at === -1 || at + piece.length > end) return false;
+      cursor = at + piece.length;
+    }
+    return true;
+  };
+}
+
+/** The value at a dot path of a tool call's arguments; undefined when any step is missing. */
+export function argumentAt(args: Readonly<Record<string, unknown>>, path: string): unknown {
+  let value: unknown = args;
+  for (const step of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, step)) return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  return value;
+}
+
+/**
+ * Numbers compare as numbers, and a numeric string (`"750"`, `"750.00"`) counts as its number, as
+ * tools often send amounts as text. A missing value satisfies only `ne`.
+ */
+export function argumentHolds(condition: ArgumentCondition, args: Readonly<Record<string, unknown>>): boolean {
+  const actual = argumentAt(args, condition.path);
+  const { op, value } = condition;
+  if (op === 'exists') return actual !== undefined && actual !== null;
+  if (actual === undefined || actual === null) return op === 'ne';
+  const number = typeof actual === 'number' ? actual : typeof actual === 'string' && /^-?\d+(\.\d+)?$/.test(actual.trim()) ? Number(actual) : null;
+  switch (op) {
+    case 'gt':
+      return number !== null && typeof value === 'number' && number > value;
+    case 'gte':
+      return number !== null && typeof value === 'number' && number >= value;
+    case 'lt':
+      return number !== null && typeof value === 'number' && number < value;
+    case 'lte':
+      return number !== null && typeof value === 'number' && number <= value;
+    case 'eq':
+      return sameScalar(actual, number, value);
+    case 'ne':
+      return !sameScalar(actual, number, value);
+    case 'in':
+      return Array.isArray(value) && value.some((item) => sameScalar(actual, number, item));
+  }
+}
+
+function sameScalar(actual: unknown, number: number | null, expected: unknown): boolean {
+  if (typeof expected === 'number') return number === expected;
+  return actual === expected;
 }
 
 export function compilePack(pack: Pack, modeOverride?: Mode): CompiledPack {
@@ -162,6 +251,7 @@ export function evaluate(packs: readonly CompiledPack[], facts: CallFacts): Eval
         message: rule.message ?? rule.id,
         ...(match.detection === null ? {} : { detection: match.detection }),
         ...(rule.severity === undefined ? {} : { severity: rule.severity }),
+        ...(rule.on_block === undefined ? {} : { on_block: rule.on_block }),
         detector_rule: rule.when.entity !== undefined || rule.when.entity_prefix !== undefined,
       });
     }

@@ -1,8 +1,9 @@
 // Reads a policy pack from YAML text and checks it against the pack schema. Errors name the field
-// and, for YAML syntax errors, the line and column. No HTTP, no storage here.
+// and the line and column in the text (YAML syntax errors and schema errors alike). No HTTP, no
+// storage here.
 import Value from 'typebox/value';
-import { parseDocument } from 'yaml';
-import { PackSchema, type Pack } from './schema.js';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { PackTextSchema, type Pack } from './schema.js';
 
 export interface PackError {
   path: string;
@@ -14,12 +15,30 @@ export interface PackError {
 export class PackInvalid extends Error {
   override name = 'PackInvalid';
   constructor(readonly errors: PackError[]) {
-    super(errors.map((error) => `${error.path || '/'}: ${error.message}`).join('; '));
+    super(errors.map((error) => `${error.path || '/'}${error.line === undefined ? '' : ` (line ${error.line}, column ${error.column})`}: ${error.message}`).join('; '));
   }
 }
 
+/** Line and column (1-based) of the node at a JSON pointer; an unknown or missing key points at its parent. */
+function position(document: Document, lines: LineCounter, pointer: string): { line?: number; column?: number } {
+  const path = pointer
+    .split('/')
+    .slice(1)
+    .map((step) => step.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .map((step) => (/^\d+$/.test(step) ? Number(step) : step));
+  for (let depth = path.length; depth >= 0; depth -= 1) {
+    const node: unknown = depth === 0 ? document.contents : document.getIn(path.slice(0, depth), true);
+    if (isNode(node) && node.range !== undefined && node.range !== null) {
+      const { line, col } = lines.linePos(node.range[0]);
+      return { line, column: col };
+    }
+  }
+  return {};
+}
+
 export function parsePack(text: string): Pack {
-  const document = parseDocument(text, { prettyErrors: true });
+  const lines = new LineCounter();
+  const document = parseDocument(text, { prettyErrors: true, lineCounter: lines });
   if (document.errors.length > 0) {
     throw new PackInvalid(
       document.errors.map((error) => ({
@@ -31,13 +50,18 @@ export function parsePack(text: string): Pack {
     );
   }
   const value: unknown = document.toJS();
-  const errors = [...Value.Errors(PackSchema, value)].map((error) => ({ path: error.instancePath, message: error.message }));
+  const errors = [...Value.Errors(PackTextSchema, value)].map((error) => ({
+    path: error.instancePath,
+    message: error.message,
+    ...position(document, lines, error.instancePath),
+  }));
   if (errors.length > 0) throw new PackInvalid(errors);
-  const pack = value as Pack;
+  const written = value as Omit<Pack, 'version' | 'mode'> & Partial<Pick<Pack, 'version' | 'mode'>>;
+  const pack: Pack = { ...written, version: written.version ?? 1, mode: written.mode ?? 'observe' };
   const seen = new Set<string>();
-  for (const rule of pack.rules) {
-    if (seen.has(rule.id)) throw new PackInvalid([{ path: '/rules', message: `rule ${rule.id} appears twice` }]);
+  pack.rules.forEach((rule, index) => {
+    if (seen.has(rule.id)) throw new PackInvalid([{ path: `/rules/${index}/id`, message: `rule ${rule.id} appears twice`, ...position(document, lines, `/rules/${index}/id`) }]);
     seen.add(rule.id);
-  }
+  });
   return pack;
 }

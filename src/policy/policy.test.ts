@@ -24,6 +24,9 @@ const facts = (overrides: Partial<CallFacts>): CallFacts => ({
   loopDetected: false,
   signature: null,
   mcpTool: null,
+  agent: 'test-agent',
+  tool: null,
+  args: null,
   ...overrides,
 });
 

@@ -28,6 +28,21 @@ export const MCP_TOOL_FACTS = ['drifted', 'undeclared'] as const;
 export const SIGNATURE_STATUSES = ['valid', 'unsigned', 'no_key', 'bad_signature', 'stale', 'replayed', 'incomplete'] as const;
 
 const SurfaceName = StringEnum(SURFACES);
+export const ARGUMENT_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne', 'in', 'exists'] as const;
+export type ArgumentOperator = (typeof ARGUMENT_OPERATORS)[number];
+
+/** One condition on a tool call's arguments: the value at a dot path compared with `value`. */
+export const ArgumentConditionSchema = Type.Object(
+  {
+    /** Dot path into the arguments object, e.g. `amount` or `refund.total`. */
+    path: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_$-]+(\\.[A-Za-z0-9_$-]+)*$' }),
+    op: StringEnum(ARGUMENT_OPERATORS),
+    /** Numbers for gt/gte/lt/lte; a scalar for eq/ne; a list of scalars for in; none for exists. */
+    value: Type.Optional(Type.Union([Type.Number(), Type.String(), Type.Boolean(), Type.Array(Type.Union([Type.Number(), Type.String(), Type.Boolean()]))])),
+  },
+  { additionalProperties: false },
+);
+export type ArgumentCondition = Static<typeof ArgumentConditionSchema>;
 const OneOrMany = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Union([item, Type.Array(item, { minItems: 1 })]);
 
 /** Conditions of a rule; every condition given must hold (logical AND). */
@@ -65,6 +80,12 @@ export const WhenSchema = Type.Object(
     loop_detected: Type.Optional(Type.Boolean()),
     /** MCP calls: the tool drifted from its reviewed pin (changed, new or removed), or is not registered. */
     mcp_tool: Type.Optional(OneOrMany(StringEnum(MCP_TOOL_FACTS))),
+    /** The calling agent's slug, or several. */
+    agent: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }))),
+    /** The tool of a tool call: an exact key, or a pattern with `*` standing for any run of characters. */
+    tool: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }))),
+    /** Conditions on a tool call's arguments; every one must hold. */
+    argument: Type.Optional(OneOrMany(ArgumentConditionSchema)),
   },
   { additionalProperties: false },
 );
@@ -77,6 +98,8 @@ export const RuleSchema = Type.Object(
     when: WhenSchema,
     effect: StringEnum(EFFECTS),
     message: Type.Optional(Type.String()),
+    /** What the caller is told when this rule blocks (the Decision's reason); `message` stays the reviewer's text. */
+    on_block: Type.Optional(Type.String({ maxLength: 2000 })),
     enabled: Type.Optional(Type.Boolean()),
     /** Overrides the pack's mode for this rule. */
     mode: Type.Optional(StringEnum(MODES)),
@@ -88,7 +111,7 @@ export type Rule = Static<typeof RuleSchema>;
 
 export const PackSchema = Type.Object(
   {
-    key: Type.String({ pattern: '^[a-z][a-z0-9_-]*$' }),
+    key: Type.String({ pattern: '^[a-z][a-z0-9_-]*$', maxLength: 100 }),
     version: Type.Integer({ minimum: 1 }),
     mode: StringEnum(MODES),
     fail_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
@@ -98,3 +121,12 @@ export const PackSchema = Type.Object(
   { additionalProperties: false },
 );
 export type Pack = Static<typeof PackSchema>;
+
+/**
+ * A pack as written: `version` and `mode` may be left out. Saved versions are numbered by the
+ * store (the text's number is only a default), and a new policy starts in observe.
+ */
+export const PackTextSchema = Type.Object(
+  { ...PackSchema.properties, version: Type.Optional(PackSchema.properties.version), mode: Type.Optional(PackSchema.properties.mode) },
+  { additionalProperties: false },
+);

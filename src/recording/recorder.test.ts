@@ -25,6 +25,8 @@ const trace = (id: string): TraceRow => ({
   session_id: null,
   trace_id: null,
   environment: null,
+  facts: null,
+  canary: null,
 });
 
 const finding = (severity: FindingUpsert['severity'], status = 'x'): FindingUpsert => ({

@@ -3,7 +3,7 @@ import type { TraceRow } from '../store/tables.js';
 
 export const TRACE_COLUMNS = [
   'id', 'at', 'agent', 'subject', 'surface', 'tool', 'verdict', 'effective_verdict', 'mode', 'rules', 'entities', 'degraded',
-  'detectors', 'latency_ms', 'content_sha256', 'content_length', 'content', 'session_id', 'trace_id', 'environment',
+  'detectors', 'latency_ms', 'content_sha256', 'content_length', 'content', 'session_id', 'trace_id', 'environment', 'facts', 'canary',
 ] as const satisfies ReadonlyArray<keyof TraceRow>;
 
 /**

@@ -269,6 +269,8 @@ export class RunGovernor {
         session_id: sessionId ?? null,
         trace_id: null,
         environment: null,
+        facts: null,
+        canary: null,
       },
       findings: findings.map((finding) => ({
         fingerprint: fingerprint(finding.type, subject, [agent, ...finding.parts]),

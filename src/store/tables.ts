@@ -77,6 +77,10 @@ export interface TracesTable {
   session_id: string | null;
   trace_id: string | null;
   environment: string | null;
+  /** JSON: the facts policy evaluated (src/policy/facts.ts), for simulation; null on older rows. */
+  facts: string | null;
+  /** `key@version` of the canary whose candidate decided this call; null outside a canary cohort. */
+  canary: string | null;
 }
 
 export interface FindingsTable {
@@ -408,6 +412,151 @@ export interface ModelUsageTable {
   cost_usd: number;
 }
 
+export interface PoliciesTable {
+  key: string;
+  level: string;
+  scope_id: string;
+  compose: string;
+  mode: string;
+  live_version: number | null;
+  origin: string;
+  bound: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PolicyVersionsTable {
+  key: string;
+  version: number;
+  text: string;
+  mode: string;
+  notes: string | null;
+  status: string;
+  source: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface PolicyCanariesTable {
+  id: string;
+  key: string;
+  baseline_version: number;
+  candidate_version: number;
+  steps: string;
+  step_index: number;
+  max_block_rate_delta: number;
+  max_block_rate_drop: number;
+  min_dwell_seconds: number;
+  min_sample: number;
+  state: string;
+  proposal_id: string | null;
+  started_at: string;
+  step_started_at: string;
+  ended_at: string | null;
+  last_check: string | null;
+  created_by: string;
+}
+
+export interface ProposalsTable {
+  id: string;
+  kind: string;
+  status: string;
+  scope_level: string;
+  scope_id: string;
+  policy_key: string;
+  from_version: number | null;
+  to_version: number;
+  loosening: number;
+  approvals_needed: number;
+  title: string;
+  diff: string;
+  evidence: string;
+  proof: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  applied_at: string | null;
+  verified_note: string | null;
+  rollback_reason: string | null;
+}
+
+export interface ProposalDecisionsTable {
+  id: string;
+  proposal_id: string;
+  actor: string;
+  approve: number;
+  note: string;
+  at: string;
+}
+
+export interface SimulationsTable {
+  id: string;
+  policy_key: string;
+  result: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface CustomRulesTable {
+  key: string;
+  definition: string;
+  enabled: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BusinessRulesTable {
+  key: string;
+  definition: string;
+  agent: string | null;
+  mode: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RuleExamplesTable {
+  id: string;
+  rule_id: string;
+  decision_id: string;
+  fires: number;
+  sample: string | null;
+  facts: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface GuardrailFeedbackTable {
+  id: string;
+  decision_id: string;
+  label: string;
+  detector_key: string | null;
+  entity_type: string | null;
+  note: string | null;
+  agent: string;
+  surface: string;
+  content_sha256: string;
+  status: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface GuardrailSuppressionsTable {
+  id: string;
+  feedback_id: string;
+  scope: string;
+  agent: string | null;
+  detector_key: string | null;
+  entity_type: string | null;
+  content_sha256: string | null;
+  reason: string | null;
+  expires_at: string | null;
+  created_by: string;
+  created_at: string;
+  deleted_at: string | null;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -435,6 +584,17 @@ export interface Database {
   mcp_servers: McpServersTable;
   mcp_tools: McpToolsTable;
   model_usage: ModelUsageTable;
+  policies: PoliciesTable;
+  policy_versions: PolicyVersionsTable;
+  policy_canaries: PolicyCanariesTable;
+  proposals: ProposalsTable;
+  proposal_decisions: ProposalDecisionsTable;
+  simulations: SimulationsTable;
+  custom_rules: CustomRulesTable;
+  business_rules: BusinessRulesTable;
+  rule_examples: RuleExamplesTable;
+  guardrail_feedback: GuardrailFeedbackTable;
+  guardrail_suppressions: GuardrailSuppressionsTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;

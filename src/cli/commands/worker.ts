@@ -29,7 +29,7 @@ export function registerWorkerCommand(program: Command): void {
         { Worker },
         { systemClock },
         { Sealer },
-        { PolicyService },
+        { PolicyStore, policySnapshot },
         { SHIPPED_PACKS },
         { PolicyRegistry },
         { Store },
@@ -45,7 +45,7 @@ export function registerWorkerCommand(program: Command): void {
         import('../../jobs/worker.js'),
         import('../../lib/clock.js'),
         import('../../lib/sealed.js'),
-        import('../../policies/service.js'),
+        import('../../policies/store.js'),
         import('../../policy/packs/index.js'),
         import('../../policy/registry.js'),
         import('../../store/db.js'),
@@ -63,7 +63,7 @@ export function registerWorkerCommand(program: Command): void {
         clock,
         queue,
         storage: new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
-        policies: new PolicyService(new PolicyRegistry(SHIPPED_PACKS), store, audit, clock),
+        policies: policiesFrom(new PolicyRegistry(SHIPPED_PACKS), new PolicyStore(store), policySnapshot),
         checkpoints: new AuditCheckpoints(store, audit, new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir }), clock),
       });
       const worker = new Worker({
@@ -86,4 +86,9 @@ export function registerWorkerCommand(program: Command): void {
       await store.close();
       process.stderr.write(`worker ${worker.id} stopped\n`);
     });
+}
+
+/** The evidence builder's view of the policies in force: the stored live set, read when a package is built. */
+function policiesFrom<R, S extends { reload(registry: R): Promise<void> }, L>(registry: R, stored: S, snapshot: (registry: R) => L) {
+  return { sync: () => stored.reload(registry), list: async () => snapshot(registry) };
 }

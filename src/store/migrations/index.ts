@@ -7,6 +7,7 @@ import * as review from './2026-11-21-04-review.js';
 import * as spans from './2026-11-21-05-spans.js';
 import * as mcp from './2026-11-21-06-mcp.js';
 import * as usage from './2026-11-21-07-usage.js';
+import * as policyCode from './2026-11-21-08-policy-code.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-05-spans': spans,
   '2026-11-21-06-mcp': mcp,
   '2026-11-21-07-usage': usage,
+  '2026-11-21-08-policy-code': policyCode,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
