@@ -65,6 +65,13 @@ import { loadSqlParser } from './pipeline/actions/index.js';
 import { Pipeline, type AgentDirectory } from './pipeline/decide.js';
 import { DecisionMetrics } from './pipeline/metrics.js';
 import { policyRoutes } from './policies/routes.js';
+import { businessRoutes } from './business/routes.js';
+import { BusinessRuleService } from './business/service.js';
+import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './custom-rules/detector.js';
+import { customRuleRoutes } from './custom-rules/routes.js';
+import { CustomRuleService } from './custom-rules/service.js';
+import { ruleExampleRoutes } from './rule-examples/routes.js';
+import { RuleExampleService } from './rule-examples/service.js';
 import { SuppressionFilter } from './feedback/filter.js';
 import { GuardrailReports } from './feedback/reports.js';
 import { feedbackRoutes } from './feedback/routes.js';
@@ -155,7 +162,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const schemaMigration = await store.latestMigration();
   const audit = new AuditLog(store, clock);
   const resolver = new CredentialResolver(store, clock, config.auth_cache_ms);
-  const detectorRegistry = new DetectorRegistry(deps.detectors ?? ALL_DETECTORS, config.enabled_detectors);
+  // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
+  const customRulesDetector = new CustomRulesDetector();
+  const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY];
+  const detectorRegistry = new DetectorRegistry([...(deps.detectors ?? ALL_DETECTORS), customRulesDetector], detectorKeys);
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
   if (unknown.length > 0) {
     throw new ConfigError(
@@ -230,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     versions: new VersionRegistry(),
     pipeline,
     recorder,
-    detectors: new DetectorService(detectorRegistry, config.enabled_detectors, store, audit, clock),
+    detectors: new DetectorService(detectorRegistry, detectorKeys, store, audit, clock),
     policies: policyServices.policies,
     sealer,
     auditCheckpoints: new AuditCheckpoints(store, audit, sealer, clock),
@@ -318,6 +328,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   recordingErrors = (error) => app.log.error({ err: error }, 'recording decisions failed');
+  const customRules = new CustomRuleService({
+    store,
+    audit,
+    clock,
+    detector: customRulesDetector,
+    onChange: (pack) => {
+      policyRegistry.setExtraPack('custom-rules', pack);
+      // The detector's surfaces changed: rebuilding its lists also keeps the detection cache from answering from before.
+      if (detectorRegistry.isEnabled(CUSTOM_RULES_DETECTOR_KEY)) detectorRegistry.setEnabled(CUSTOM_RULES_DETECTOR_KEY, true);
+    },
+    onSkipped: (skipped) => app.log.warn({ skipped }, 'custom rules that no longer compile are not enforced'),
+  });
+  const businessRules = new BusinessRuleService({ store, audit, clock, onChange: (pack) => policyRegistry.setExtraPack('business-rules', pack) });
+  await customRules.sync();
+  await businessRules.sync();
   writeErrors = (error) => app.log.error({ err: error }, 'recording agent messages or memory entries failed');
   mcpErrors = (error, server) => app.log.warn({ err: error, server }, 'rescanning an MCP server after tools/list_changed failed');
   app.setValidatorCompiler(createValidatorCompiler());
@@ -364,6 +389,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(findingRoutes, { findings: services.findings, attention: new AttentionService(store, clock) });
   await app.register(detectorRoutes, { detectors: services.detectors });
   await app.register(policyRoutes, policyServices);
+  await app.register(customRuleRoutes, { customRules });
+  await app.register(businessRoutes, { businessRules });
+  await app.register(ruleExampleRoutes, { ruleExamples: new RuleExampleService({ store, audit, clock, livePack: (key) => policyRegistry.pack(key) }) });
   await app.register(feedbackRoutes, {
     feedback: new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() }),
     reports: new GuardrailReports(store, clock),
@@ -389,8 +417,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onClose', async () => worker.stop());
 
   const syncTimer = setInterval(() => {
-    Promise.all([services.detectors.sync(), services.policies.sync(), suppressions.sync()]).catch((error: unknown) =>
-      app.log.warn({ err: error }, 'reading detector switches, policies and suppressions failed'),
+    Promise.all([services.detectors.sync(), services.policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
+      app.log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
     );
   }, STATE_SYNC_MS);
   syncTimer.unref();

@@ -8,6 +8,7 @@ import { registerAuditCommands } from './commands/audit.js';
 import { registerEvidenceCommands } from './commands/evidence.js';
 import { registerFindingsCommands } from './commands/findings.js';
 import { registerJobsCommands } from './commands/jobs.js';
+import { registerPolicyCommands } from './commands/policy.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerWorkerCommand } from './commands/worker.js';
 
@@ -15,6 +16,9 @@ const program = new Command()
   .name('parapet')
   .description('Parapet: a governance gateway for AI agents')
   .version(GATEWAY_VERSION)
+  // Program options count only before a subcommand: `policy mode k enforce --version 2` is the
+  // subcommand's --version, not the program's.
+  .enablePositionalOptions()
   .showHelpAfterError()
   .exitOverride();
 
@@ -26,6 +30,7 @@ registerEvidenceCommands(program);
 registerJobsCommands(program);
 registerWorkerCommand(program);
 registerFindingsCommands(program);
+registerPolicyCommands(program);
 
 try {
   await program.parseAsync(process.argv);

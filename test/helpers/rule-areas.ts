@@ -1,0 +1,132 @@
+// A real HTTP server for one operator area on its own: a fresh database (SQLite or PostgreSQL,
+// migrated), the gateway's own HTTP plugins (problems, auth with real tokens, edge, OpenAPI), the
+// audit chain, and the area's routes. The custom-rules, business-rules and rule-examples tests use
+// it until app.ts registers those areas; then `withGateway` serves them as well.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
+import { AuditLog } from '../../src/audit/log.js';
+import { CredentialResolver } from '../../src/auth/resolver.js';
+import { authPlugin } from '../../src/http/auth.js';
+import { edgePlugin } from '../../src/http/edge.js';
+import { errorsPlugin, frameworkError } from '../../src/http/errors.js';
+import { HttpMetrics } from '../../src/http/metrics.js';
+import { openApiPlugin } from '../../src/http/openapi.js';
+import { createValidatorCompiler } from '../../src/http/validation.js';
+import { Store, type Dialect } from '../../src/store/db.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { TokenService } from '../../src/tokens/service.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
+
+/** A clock that starts at the real time and moves only when told (gateway.ts has the same; importing it would load app.ts). */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface AreaDeps {
+  store: Store;
+  audit: AuditLog;
+  clock: TestClock;
+}
+
+export interface AreaServer<T> {
+  url: string;
+  dialect: Dialect;
+  store: Store;
+  audit: AuditLog;
+  clock: TestClock;
+  adminToken: string;
+  viewerToken: string;
+  /** What the setup returned: the area's services. */
+  services: T;
+  /** fetch against the area with the admin token, unless another credential (or null) is given. */
+  request(pathname: string, init?: RequestInit & { json?: unknown; token?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export type AreaSetup<T> = (app: FastifyInstance, deps: AreaDeps) => Promise<T>;
+
+export async function startAreaServer<T>(dialect: Dialect, setup: AreaSetup<T>): Promise<AreaServer<T>> {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'parapet-area-'));
+  const database: TestDatabase | undefined = dialect === 'postgres' ? await createTestDatabase() : undefined;
+  const store = Store.open({ databaseUrl: database?.url ?? null, dataDir: path.join(workDir, 'data'), poolSize: 4 });
+  await store.migrate();
+  const clock = new TestClock();
+  const audit = new AuditLog(store, clock);
+  const resolver = new CredentialResolver(store, clock, 0);
+  const tokens = new TokenService(store, audit, resolver, clock);
+  const adminToken = `ppt_op_test_${randomBytes(24).toString('base64url')}`;
+  await tokens.ensureAdminToken(adminToken);
+  const viewerToken = (await tokens.mint({ name: 'viewer', role: 'viewer', owner: 'tests', createdBy: 'test', ttlDays: null }, 'test')).token;
+
+  const app = Fastify({ logger: false, frameworkErrors: frameworkError }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.removeContentTypeParser('text/plain');
+  await app.register(errorsPlugin);
+  await app.register(authPlugin);
+  await app.register(edgePlugin, { resolver, metrics: new HttpMetrics(), logRequests: false, slowRequestMs: 60_000 });
+  await app.register(openApiPlugin, { version: 'test' });
+  const services = await setup(app, { store, audit, clock });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    dialect,
+    store,
+    audit,
+    clock,
+    adminToken,
+    viewerToken,
+    services,
+    request(pathname, init = {}) {
+      const { json, token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      const credential = token === undefined ? adminToken : token;
+      if (credential !== null) headers.set('authorization', `Bearer ${credential}`);
+      if (json !== undefined) headers.set('content-type', 'application/json');
+      return fetch(url + pathname, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    async close() {
+      await app.close();
+      await resolver.close();
+      await store.close();
+      await database?.drop();
+      rmSync(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Starts an area server before the tests of the enclosing describe block and closes it after them.
+ * @example const ctx = withAreaServer(dialect, async (app, deps) => { ...; return { service } });
+ */
+export function withAreaServer<T>(dialect: Dialect, setup: AreaSetup<T>): { server: AreaServer<T> } {
+  const context = {} as { server: AreaServer<T> };
+  beforeAll(async () => {
+    context.server = await startAreaServer(dialect, setup);
+  });
+  afterAll(async () => {
+    await context.server?.close();
+  });
+  return context;
+}
+
+/** The number of audit entries, to prove that a request changed nothing. */
+export async function auditCount(store: Store): Promise<number> {
+  return Number((await store.db.selectFrom('audit_entries').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+}
+
+/** The audit entries about one target, oldest first. */
+export async function auditOf(store: Store, target: string): Promise<Array<{ action: string; actor: string; detail: any }>> {
+  const rows = await store.db.selectFrom('audit_entries').selectAll().where('target', '=', target).orderBy('seq').execute();
+  return rows.map((row) => ({ action: row.action, actor: row.actor, detail: JSON.parse(row.detail) }));
+}
