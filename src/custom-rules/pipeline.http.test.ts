@@ -57,6 +57,10 @@ describe.each(DIALECTS)('custom and business rules in the decision pipeline (%s)
       [big.decision_id, true],
       [small.decision_id, false],
     ]);
+    // The held refund is a containment finding whose cause is a business rule.
+    const findings = await api('/api/findings?type=containment&limit=100', 'GET');
+    const held = findings.body.items.find((finding: { evidence: { rule_id?: string } }) => finding.evidence.rule_id === 'business.refund_over_500');
+    expect(held?.evidence).toMatchObject({ cause: 'business rule' });
     // The policies list shows the rule sources too.
     expect((await api('/api/policies', 'GET')).body.items.map((item: { key: string }) => item.key)).toEqual(expect.arrayContaining(['business-rules']));
   });

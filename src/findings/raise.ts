@@ -72,6 +72,8 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
 /** A composed escalation that starts from reading a secret is about credentials. */
 function causeOf(ruleId: string, escalation: string | null): string {
   if (ruleId === 'action.privilege_escalation' && escalation !== null && /credential|secret/i.test(escalation)) return 'credentials';
+  // Operators' own rules (POST /api/business/rules, /api/custom-rules) are business rules.
+  if (ruleId.startsWith('business.') || ruleId.startsWith('custom.')) return CONTAINMENT_CAUSE[ruleId] ?? 'business rule';
   return CONTAINMENT_CAUSE[ruleId] ?? 'another policy rule';
 }
 
