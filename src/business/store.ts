@@ -1,7 +1,7 @@
 // Kysely queries for business_rules; rows in, rows out. The definition column holds the structured
 // definition as JSON (src/business/schemas.ts BusinessDefinition).
 import type { Kysely, Transaction } from 'kysely';
-import { decodeRuleCursor, encodeRuleCursor } from '../custom-rules/store.js';
+import { newestFirst } from '../custom-rules/store.js';
 import type { Store } from '../store/db.js';
 import type { BusinessRulesTable, Database } from '../store/tables.js';
 
@@ -12,17 +12,7 @@ export class BusinessRuleStore {
 
   /** Newest first; the cursor is the (created_at, key) of the last row of the page. */
   async page(limit: number, cursor: string | undefined): Promise<{ rows: BusinessRuleRow[]; next_cursor: string | null }> {
-    let select = this.store.db.selectFrom('business_rules').selectAll().orderBy('created_at', 'desc').orderBy('key', 'desc').limit(limit + 1);
-    const after = decodeRuleCursor(cursor);
-    if (after !== undefined) {
-      select = select.where((eb) =>
-        eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('key', '<', after.key)])]),
-      );
-    }
-    const rows = await select.execute();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { rows: page, next_cursor: rows.length > limit && last !== undefined ? encodeRuleCursor(last) : null };
+    return newestFirst(this.store.db, 'business_rules', limit, cursor);
   }
 
   all(): Promise<BusinessRuleRow[]> {

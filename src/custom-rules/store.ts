@@ -7,6 +7,27 @@ import type { CustomRulesTable, Database } from '../store/tables.js';
 
 export type CustomRuleRow = CustomRulesTable;
 
+/**
+ * A page of an operator rule table (custom or business rules), newest first, keyed by
+ * (created_at, key). Both tables share those columns; the row type follows the table.
+ */
+export async function newestFirst<T extends 'custom_rules' | 'business_rules'>(
+  db: Kysely<Database>,
+  table: T,
+  limit: number,
+  cursor: string | undefined,
+): Promise<{ rows: Array<Database[T]>; next_cursor: string | null }> {
+  let select = db.selectFrom(table as 'custom_rules').selectAll().orderBy('created_at', 'desc').orderBy('key', 'desc').limit(limit + 1);
+  const after = decodeRuleCursor(cursor);
+  if (after !== undefined) {
+    select = select.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('key', '<', after.key)])]));
+  }
+  const rows = (await select.execute()) as unknown as Array<Database[T]>;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { rows: page, next_cursor: rows.length > limit && last !== undefined ? encodeRuleCursor(last) : null };
+}
+
 /** Lists are newest first; the cursor is the (created_at, key) of the last row of the page. */
 export function encodeRuleCursor(row: { created_at: string; key: string }): string {
   return Buffer.from(JSON.stringify([row.created_at, row.key]), 'utf8').toString('base64url');
@@ -29,17 +50,7 @@ export class CustomRuleStore {
   constructor(private readonly store: Store) {}
 
   async page(limit: number, cursor: string | undefined): Promise<{ rows: CustomRuleRow[]; next_cursor: string | null }> {
-    let select = this.store.db.selectFrom('custom_rules').selectAll().orderBy('created_at', 'desc').orderBy('key', 'desc').limit(limit + 1);
-    const after = decodeRuleCursor(cursor);
-    if (after !== undefined) {
-      select = select.where((eb) =>
-        eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('key', '<', after.key)])]),
-      );
-    }
-    const rows = await select.execute();
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return { rows: page, next_cursor: rows.length > limit && last !== undefined ? encodeRuleCursor(last) : null };
+    return newestFirst(this.store.db, 'custom_rules', limit, cursor);
   }
 
   all(): Promise<CustomRuleRow[]> {

@@ -11,6 +11,7 @@ import { notFound, problem } from '../http/problems.js';
 import type { Clock } from '../lib/clock.js';
 import type { AgentDirectory } from '../pipeline/agents.js';
 import type { CallFacts } from '../policy/evaluate.js';
+import { plainFacts } from '../policy/facts.js';
 import { diffPacks, lintPolicies, type LintReport, type PackDiff } from '../policy/lint.js';
 import { PackInvalid, parsePack } from '../policy/parse.js';
 import type { BoundPolicy, Compose, PolicyLevel, PolicyRegistry } from '../policy/registry.js';
@@ -76,25 +77,11 @@ export interface ValidationResult {
 
 /** A tool call with one detection: what `input` looks like for the exported module. */
 const EXAMPLE_FACTS: CallFacts = {
-  surface: 'tool_args',
-  agent: 'billing-agent',
+  ...plainFacts('tool_args', 'billing-agent'),
   tool: 'issue_refund',
   args: { amount: 750, currency: 'USD' },
   detections: [{ entity: 'PII.EMAIL', score: 0.93, start: 0, end: 0, explanation: 'example' }],
-  taint: 0,
   capability: new Set(['granted']),
-  completionFacts: null,
-  agentCardMismatch: false,
-  degraded: false,
-  actionKinds: [],
-  actionDestructive: false,
-  actionBlastRadius: 'none',
-  actionEscalation: false,
-  actionUnanalysable: false,
-  budgetExceeded: false,
-  loopDetected: false,
-  signature: null,
-  mcpTool: null,
 };
 
 /** Days of recorded traffic a saved version is replayed over for its proposal's evidence. */

@@ -120,3 +120,28 @@ export function readFacts(text: string | null): CallFacts | null {
     args: isObject(raw.ar) ? raw.ar : null,
   };
 }
+
+/** The facts of a call on which nothing was found and nothing holds: what examples and tests start from. */
+export function plainFacts(surface: Surface, agent: string): CallFacts {
+  return {
+    surface,
+    agent,
+    detections: [],
+    taint: 0,
+    capability: new Set(),
+    completionFacts: null,
+    agentCardMismatch: false,
+    degraded: false,
+    actionKinds: [],
+    actionDestructive: false,
+    actionBlastRadius: 'none',
+    actionEscalation: false,
+    actionUnanalysable: false,
+    budgetExceeded: false,
+    loopDetected: false,
+    signature: null,
+    mcpTool: null,
+    tool: null,
+    args: null,
+  };
+}

@@ -1,34 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../detectors/types.js';
 import { compilePack, evaluate, type CallFacts } from './evaluate.js';
+import { plainFacts } from './facts.js';
 import { PackInvalid, parsePack } from './parse.js';
 import { SHIPPED_PACKS } from './packs/index.js';
 
 const packs = SHIPPED_PACKS.map((text) => compilePack(parsePack(text)));
 
 const detection = (entity: string, score = 0.9): Detection => ({ entity, score, start: 0, end: 5, explanation: 'test', detector: 'test' });
-const facts = (overrides: Partial<CallFacts>): CallFacts => ({
-  surface: 'input',
-  detections: [],
-  taint: 0,
-  capability: new Set(),
-  completionFacts: null,
-  agentCardMismatch: false,
-  degraded: false,
-  actionKinds: [],
-  actionDestructive: false,
-  actionBlastRadius: 'none',
-  actionEscalation: false,
-  actionUnanalysable: false,
-  budgetExceeded: false,
-  loopDetected: false,
-  signature: null,
-  mcpTool: null,
-  agent: 'test-agent',
-  tool: null,
-  args: null,
-  ...overrides,
-});
+const facts = (overrides: Partial<CallFacts>): CallFacts => ({ ...plainFacts('input', 'test-agent'), ...overrides });
 
 // spec 01 §2.3, the observed table (an agent with no grants), as policy facts.
 describe('shipped packs reproduce spec 01 §2.3', () => {

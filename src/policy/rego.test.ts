@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { evaluateWithOpa, stopOpa } from '../../test/helpers/rego-opa.js';
 import { SURFACES, type Detection, type Surface } from '../detectors/types.js';
 import { compilePack, evaluate, type CallFacts } from './evaluate.js';
+import { plainFacts } from './facts.js';
 import { SHIPPED_PACKS } from './packs/index.js';
 import { parsePack } from './parse.js';
 import { factsToRegoInput, regoPackage, toolPatternRegex, toRego } from './rego.js';
@@ -150,29 +151,7 @@ const AGENTS = ['billing-bot', 'ops.agent', 'other'];
 const detection = (entity: string, score: number): Detection => ({ entity, score, start: 0, end: 1, explanation: 'corpus' });
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
-function baseFacts(surface: Surface): CallFacts {
-  return {
-    surface,
-    detections: [],
-    taint: 0,
-    capability: new Set(),
-    completionFacts: null,
-    agentCardMismatch: false,
-    degraded: false,
-    actionKinds: [],
-    actionDestructive: false,
-    actionBlastRadius: 'none',
-    actionEscalation: false,
-    actionUnanalysable: false,
-    budgetExceeded: false,
-    loopDetected: false,
-    signature: null,
-    mcpTool: null,
-    agent: 'billing-bot',
-    tool: null,
-    args: null,
-  };
-}
+const baseFacts = (surface: Surface): CallFacts => plainFacts(surface, 'billing-bot');
 
 function corpus(): CallFacts[] {
   const cases: CallFacts[] = [];

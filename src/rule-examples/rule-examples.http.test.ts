@@ -14,7 +14,7 @@ import { businessRulesPack } from '../business/pack.js';
 import type { Detection } from '../detectors/types.js';
 import { newId } from '../lib/ids.js';
 import type { CallFacts } from '../policy/evaluate.js';
-import { storeFacts } from '../policy/facts.js';
+import { plainFacts, storeFacts } from '../policy/facts.js';
 import { SHIPPED_PACKS } from '../policy/packs/index.js';
 import { parsePack } from '../policy/parse.js';
 import type { Pack } from '../policy/schema.js';
@@ -30,28 +30,7 @@ const refundPack = (threshold: number): Pack =>
     { key: 'refund_over_500', definition: { tools: ['*refund*'], conditions: [{ path: 'amount', op: 'gt', value: threshold, unit: 'USD' }], effect: 'escalate', approver: 'manager' }, agent: null, mode: 'enforce' },
   ]);
 
-const facts = (overrides: Partial<CallFacts>): CallFacts => ({
-  surface: 'tool_args',
-  detections: [],
-  taint: 0,
-  capability: new Set(),
-  completionFacts: null,
-  agentCardMismatch: false,
-  degraded: false,
-  actionKinds: [],
-  actionDestructive: false,
-  actionBlastRadius: 'none',
-  actionEscalation: false,
-  actionUnanalysable: false,
-  budgetExceeded: false,
-  loopDetected: false,
-  signature: null,
-  mcpTool: null,
-  agent: 'shop-bot',
-  tool: null,
-  args: null,
-  ...overrides,
-});
+const facts = (overrides: Partial<CallFacts>): CallFacts => ({ ...plainFacts('tool_args', 'shop-bot'), ...overrides });
 
 /** A recorded decision as the recorder writes it; `null` facts stand for a row recorded before facts were kept. */
 async function recordDecision(server: AreaServer<unknown>, callFacts: CallFacts | null): Promise<string> {
