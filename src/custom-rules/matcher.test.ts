@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { SURFACES, type DetectContext } from '../detectors/types.js';
 import { compilePack, evaluate, type CallFacts } from '../policy/evaluate.js';
+import { plainFacts } from '../policy/facts.js';
 import { PackSchema } from '../policy/schema.js';
 import Value from 'typebox/value';
 import { toDefinition } from './definition.js';
@@ -192,25 +193,8 @@ describe('the detector and the custom-rules pack', () => {
   const off = toDefinition({ key: 'off', name: 'Disabled', entries: ['anything'], enabled: false });
 
   const facts = (text: string, surface: DetectContext['surface'], agent: string, detector: CustomRulesDetector): CallFacts => ({
-    surface,
+    ...plainFacts(surface, agent),
     detections: detector.detect(text, context(surface)),
-    taint: 0,
-    capability: new Set(),
-    completionFacts: null,
-    agentCardMismatch: false,
-    degraded: false,
-    actionKinds: [],
-    actionDestructive: false,
-    actionBlastRadius: 'none',
-    actionEscalation: false,
-    actionUnanalysable: false,
-    budgetExceeded: false,
-    loopDetected: false,
-    signature: null,
-    mcpTool: null,
-    agent,
-    tool: null,
-    args: null,
   });
 
   it('emits CUSTOM detections for the enabled rules of the surface only', () => {

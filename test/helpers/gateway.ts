@@ -8,24 +8,15 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
-import type { Clock } from '../../src/lib/clock.js';
 import type { Detector } from '../../src/detectors/types.js';
 import type { EvidenceStorage } from '../../src/evidence/storage.js';
 import { Store, type Dialect } from '../../src/store/db.js';
+import { TestClock } from './clock.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
 export const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
 
-/** A clock that starts at the real time and moves only when told. */
-export class TestClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
+export { TestClock };
 
 export interface TestGateway {
   url: string;

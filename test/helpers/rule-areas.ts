@@ -18,20 +18,12 @@ import { HttpMetrics } from '../../src/http/metrics.js';
 import { openApiPlugin } from '../../src/http/openapi.js';
 import { createValidatorCompiler } from '../../src/http/validation.js';
 import { Store, type Dialect } from '../../src/store/db.js';
-import type { Clock } from '../../src/lib/clock.js';
 import { TokenService } from '../../src/tokens/service.js';
+import { TestClock } from './clock.js';
+import { casesFor, operations, type OpenApiDocument } from './openapi-fuzz.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
-/** A clock that starts at the real time and moves only when told (gateway.ts has the same; importing it would load app.ts). */
-export class TestClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
+export { TestClock };
 
 export interface AreaDeps {
   store: Store;
@@ -129,4 +121,24 @@ export async function auditCount(store: Store): Promise<number> {
 export async function auditOf(store: Store, target: string): Promise<Array<{ action: string; actor: string; detail: any }>> {
   const rows = await store.db.selectFrom('audit_entries').selectAll().where('target', '=', target).orderBy('seq').execute();
   return rows.map((row) => ({ action: row.action, actor: row.actor, detail: JSON.parse(row.detail) }));
+}
+
+/**
+ * Every route of the area's OpenAPI document fuzzed with malformed requests: what did not answer
+ * with a 4xx problem, and how many operations there were. Call with the audit count before and
+ * after to prove nothing changed.
+ */
+export async function malformedRequestFailures<T>(server: AreaServer<T>): Promise<{ failures: string[]; operations: number; document: OpenApiDocument }> {
+  const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as OpenApiDocument;
+  const failures: string[] = [];
+  const found = operations(document);
+  for (const { method, path: route, operation } of found) {
+    for (const fuzz of casesFor(document, method, route, operation, { credential: server.adminToken, bodyLimit: 1_048_576 })) {
+      const response = await fetch(server.url + fuzz.path, { method: fuzz.method, headers: fuzz.headers, body: fuzz.body });
+      if (!fuzz.expect.includes(response.status)) failures.push(`${fuzz.route} [${fuzz.name}] → ${response.status}: ${(await response.text()).slice(0, 200)}`);
+      else if (!(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) failures.push(`${fuzz.route} [${fuzz.name}]: not a problem`);
+      else await response.arrayBuffer();
+    }
+  }
+  return { failures, operations: found.length, document };
 }
