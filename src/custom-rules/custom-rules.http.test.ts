@@ -183,13 +183,15 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
     ['(a+)+$', `${'a'.repeat(50_000)}!`, false],
     ['(\\w+\\s*){30}!', `${'a'.repeat(50_000)}!`, true],
     ['[a-z]{150}!', `${'a'.repeat(150)}!`.repeat(331), true],
-  ])('answers the adversarial pattern %s over 50,000 characters in well under a second', async (pattern, text, matched) => {
+  ])('answers the adversarial pattern %s over 50,000 characters at once (a backtracking engine would not finish)', async (pattern, text, matched) => {
     const started = performance.now();
     const response = await area.request('/api/custom-rules/try', { method: 'POST', json: { rule: { kind: 'regex', entries: [pattern] }, text } });
     const ms = performance.now() - started;
     expect(response.status).toBe(200);
     expect(await json(response)).toMatchObject({ matched, fires: matched });
-    expect(ms).toBeLessThan(1000);
+    // About 0.3 s here; the bound is loose so that a busy machine does not fail it, and still
+    // orders of magnitude below what backtracking (a+)+$ over 50,000 characters would take.
+    expect(ms).toBeLessThan(5000);
   });
 
   it('deletes a rule (audited) and it stops being enforced; an unknown key is a 404', async () => {
