@@ -109,21 +109,22 @@ describe('regex rules', () => {
     ['[a-z]{150}!', `${'a'.repeat(150)}!`.repeat(331)],
     ['(\\w+\\s*){30}!', `${'a'.repeat(50_000)}!`],
     ['(a|aa){30}!', `${'a'.repeat(50_000)}!`],
-  ])('decides %s over 50,000 adversarial characters in well under a second', (pattern, text) => {
+  ])('decides %s over 50,000 adversarial characters at once (a backtracking engine would not finish)', (pattern, text) => {
     const compiled = compileCustomRule(rule({ kind: 'regex', entries: [pattern] }));
     const started = performance.now();
     compiled.run(text, { deadline: Date.now() + 300 });
-    expect(performance.now() - started).toBeLessThan(700);
+    // About 0.3 s here; loose so that a busy machine does not fail it.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 
-  it('runs an adversarial pattern over 50,000 characters in well under a second', () => {
+  it('runs an adversarial pattern over 50,000 characters at once (a backtracking engine would not finish)', () => {
     const compiled = compileCustomRule(rule({ kind: 'regex', entries: ['(a+)+$'] }));
     const text = `${'a'.repeat(50_000)}!`;
     const started = performance.now();
     const outcome = compiled.run(text);
     const ms = performance.now() - started;
     expect(outcome.matched).toBe(false);
-    expect(ms).toBeLessThan(500);
+    expect(ms).toBeLessThan(5000);
   });
 });
 
