@@ -364,6 +364,8 @@ describe('injection.heuristic performance', () => {
     const text = make();
     const elapsed = detect(text);
     console.log(`injection.heuristic ${_name}: ${elapsed.toFixed(1)} ms`);
-    expect(elapsed).toBeLessThan(400); // target 200 ms; headroom for a shared, loaded machine
+    // Proves linear behaviour (a quadratic pass over 1 MB takes minutes); the speed itself is
+    // measured by bench/detectors.ts. The bound is loose because CI shares the machine.
+    expect(elapsed).toBeLessThan(2000);
   });
 });
