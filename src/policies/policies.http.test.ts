@@ -66,6 +66,10 @@ describe.each(DIALECTS)('policy as code (%s)', (dialect) => {
     expect(saved.status).toBe(400);
     expect(saved.body.detail).toContain('line 4');
     expect((await api('/api/policies/broken')).status).toBe(404);
+    // The packs built from operators' custom and business rules are not policy text.
+    await api('/api/custom-rules', { json: { key: 'codeword', name: 'Codeword', entries: ['zebra-nine'] } });
+    expect((await api('/api/policies', { json: { body: 'key: custom-rules\nrules: []\n' } })).status).toBe(409);
+    await api('/api/custom-rules/codeword', { method: 'DELETE' });
   });
 
   it('saves versions; a rule change makes a new version; approval and apply make it live', async () => {

@@ -177,8 +177,10 @@ export class PolicyService {
   async upsert(caller: Principal, body: UpsertBody): Promise<SavedVersion> {
     const pack = this.parseOrThrow(body.body);
     const existing = await this.policyStore.policy(pack.key);
-    if (existing !== undefined && existing.origin !== 'shipped' && existing.origin !== 'api' && existing.origin !== 'library') {
-      throw problem('conflict', `policy ${pack.key} is managed by ${existing.origin}; change it there`);
+    const bound = this.deps.registry.policy(pack.key);
+    if (existing === undefined && bound !== undefined) {
+      // The packs built from custom and business rules are changed through their own routes.
+      throw problem('conflict', `the key ${pack.key} is the pack of the ${bound.origin} rules; change those through /api/${bound.origin === 'custom-rules' ? 'custom-rules' : 'business/rules'}, or choose another key`);
     }
     if (existing !== undefined && existing.live_version !== null && scopeChanged(existing, body)) {
       throw problem('conflict', `policy ${pack.key} is live at ${existing.level}${existing.scope_id === '' ? '' : ` ${existing.scope_id}`}; its scope cannot change under it. Save the rules under a new key for the new scope.`);
