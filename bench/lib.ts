@@ -183,3 +183,22 @@ export function cleanUpNow(): void {
   for (const child of runningChildren) child.process.kill('SIGTERM');
   for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * Runs one benchmark part: children and temporary dirs are cleaned up on Ctrl-C or SIGTERM, and a
+ * failure prints one line and sets a non-zero exit code (the next part still runs).
+ */
+export async function runBench(name: string, main: () => Promise<void>): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      cleanUpNow();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+  try {
+    await main();
+  } catch (error) {
+    process.stderr.write(`${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

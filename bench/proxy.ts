@@ -17,7 +17,6 @@ import { Agent, request } from 'undici';
 import {
   HOST,
   benchDir,
-  cleanUpNow,
   cpuSeconds,
   freePort,
   mintToken,
@@ -30,6 +29,7 @@ import {
   stopChild,
   temporaryDirs,
   type Child,
+  runBench,
 } from './lib.js';
 
 const CONNECTIONS = 32;
@@ -290,16 +290,4 @@ async function main(): Promise<void> {
   if (!latencyPass || !throughputPass) process.exitCode = 1;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    cleanUpNow();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  });
-}
-
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`proxy bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-}
+await runBench('proxy bench', main);

@@ -8,7 +8,6 @@ import autocannon from 'autocannon';
 import {
   HOST,
   benchDir,
-  cleanUpNow,
   cpuSeconds,
   freePort,
   gatewayOverridesFromEnv,
@@ -24,6 +23,7 @@ import {
   temporaryDirs,
   waitUntilAnswering,
   type Child,
+  runBench,
 } from './lib.js';
 
 const CONNECTIONS = 32;
@@ -389,16 +389,4 @@ async function main(): Promise<void> {
   if (!pass) process.exitCode = 1;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    cleanUpNow();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  });
-}
-
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-}
+await runBench('bench', main);

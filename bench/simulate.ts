@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { cleanUpNow, runningChildren, startGateway, stopChild, temporaryDirs } from './lib.js';
+import { runBench, runningChildren, startGateway, stopChild, temporaryDirs } from './lib.js';
 
 const DECISIONS = 1000;
 const TARGET_MS = 2000;
@@ -84,16 +84,4 @@ async function main(): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    cleanUpNow();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  });
-}
-
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`simulation bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-}
+await runBench('simulation bench', main);

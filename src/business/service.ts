@@ -2,7 +2,6 @@
 // audited, modes changed per rule. Enforced through the one decision pipeline by the
 // `business-rules` pack, handed to the policy registry through `onChange`; every process reads the
 // table back every second (sync), so several gateway processes on one database agree.
-import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
 import { notFound, problem, type FieldError } from '../http/problems.js';
@@ -12,6 +11,7 @@ import type { Store } from '../store/db.js';
 import { compileBusinessText, definitionKey } from './grammar.js';
 import { businessPolicyRule, businessRuleId, businessRulesPack, type BusinessRuleEntry } from './pack.js';
 import type { BusinessDefinition, BusinessRule, CompileResult, ListBusinessRulesQuery, SaveBusinessRuleBody } from './schemas.js';
+import { ruleSetVersion } from '../custom-rules/store.js';
 import { BusinessRuleStore, type BusinessRuleRow } from './store.js';
 
 export interface BusinessRuleServiceDeps {
@@ -122,7 +122,7 @@ export class BusinessRuleService {
     const signature = await this.rows.signature();
     if (signature === this.signature) return false;
     const entries = (await this.rows.all()).map(entryOf);
-    this.current = businessRulesPack(entries, versionOf(signature));
+    this.current = businessRulesPack(entries, ruleSetVersion(signature));
     this.signature = signature;
     this.deps.onChange?.(this.current);
     return true;
@@ -151,9 +151,4 @@ function checkDefinition(definition: Omit<BusinessDefinition, 'mode'>): void {
       { field: '/body/definition/tools', message: 'name tool keys or patterns such as *refund*' },
     ]);
   }
-}
-
-/** A pack version every process derives alike from the same rule set. */
-function versionOf(signature: string): number {
-  return (createHash('sha256').update(signature).digest().readUInt32BE(0) % 2_000_000_000) + 1;
 }

@@ -72,11 +72,6 @@ export class CustomRulesDetector implements Detector {
     return { skipped };
   }
 
-  /** The enabled rules checked on a surface (for tests and the health view). */
-  rulesFor(surface: Surface): readonly CompiledCustomRule[] {
-    return this.table.bySurface.get(surface) ?? [];
-  }
-
   detect(text: string, context: DetectContext): Detection[] {
     const rules = this.table.bySurface.get(context.surface);
     if (rules === undefined || rules.length === 0) return [];

@@ -2,7 +2,6 @@
 // the `custom.rules` detector (fed by setRules) and the `custom-rules` pack (handed to the policy
 // registry through `onChange`). Every process reads the table back every second (sync), so several
 // gateway processes on one database enforce the same rules.
-import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
 import { notFound, problem } from '../http/problems.js';
@@ -14,7 +13,7 @@ import type { CustomRulesDetector } from './detector.js';
 import { callerMessage, entityOf, ruleIdOf, type CustomRuleDefinition } from './matcher.js';
 import { customRulesPack } from './pack.js';
 import type { CustomRule, ListCustomRulesQuery, TryCustomRuleBody, TryResult, UpsertCustomRuleBody } from './schemas.js';
-import { CustomRuleStore, type CustomRuleRow } from './store.js';
+import { CustomRuleStore, ruleSetVersion, type CustomRuleRow } from './store.js';
 
 /** Spans a try answers with; the count says how many there were. */
 const TRY_SPANS = 100;
@@ -157,7 +156,7 @@ export class CustomRuleService {
     const broken = new Set(skipped.map((item) => item.key));
     this.current = customRulesPack(
       definitions.filter((definition) => !broken.has(definition.key)),
-      versionOf(signature),
+      ruleSetVersion(signature),
     );
     this.signature = signature;
     this.deps.onChange?.(this.current);
@@ -169,9 +168,4 @@ export class CustomRuleService {
 function readDefinition(row: CustomRuleRow): CustomRuleDefinition {
   const stored = JSON.parse(row.definition) as Partial<CustomRuleDefinition>;
   return { ...toDefinition({ key: row.key, name: row.key }), ...stored, key: row.key, enabled: row.enabled === 1 };
-}
-
-/** A pack version every process derives alike from the same rule set (a digest, not a counter). */
-function versionOf(signature: string): number {
-  return (createHash('sha256').update(signature).digest().readUInt32BE(0) % 2_000_000_000) + 1;
 }

@@ -1,11 +1,17 @@
 // Kysely queries for custom_rules; rows in, rows out. The definition column holds the rule as JSON
 // with every default filled in (src/custom-rules/matcher.ts CustomRuleDefinition).
+import { createHash } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { problem } from '../http/problems.js';
 import type { Store } from '../store/db.js';
 import type { CustomRulesTable, Database } from '../store/tables.js';
 
 export type CustomRuleRow = CustomRulesTable;
+
+/** The version of a pack built from an operator rule table: every process derives it alike from the same rows (a digest, not a counter). */
+export function ruleSetVersion(signature: string): number {
+  return (createHash('sha256').update(signature).digest().readUInt32BE(0) % 2_000_000_000) + 1;
+}
 
 /**
  * A page of an operator rule table (custom or business rules), newest first, keyed by

@@ -123,17 +123,8 @@ export class PolicyRegistry {
     return this.policy(key)?.pack;
   }
 
-  modeOf(key: string): Mode | undefined {
-    return this.policy(key)?.mode;
-  }
-
   canary(key: string): RunningCanary | undefined {
     return this.canaries.get(key);
-  }
-
-  /** The org-level set (what a call with no team, environment or agent-scoped policy sees). */
-  packs(): readonly CompiledPack[] {
-    return this.orgSet.packs;
   }
 
   packsFor(subject: PolicySubject): PolicySet {
