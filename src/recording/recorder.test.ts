@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { describe, expect, it, vi } from 'vitest';
 import { DIALECTS, withGateway } from '../../test/helpers/gateway.js';
+import { PG_ADMIN_URL } from '../../test/helpers/postgres.js';
 import { newId } from '../lib/ids.js';
 import type { TraceRow } from '../store/tables.js';
 import type { FindingUpsert } from './recorder.js';
@@ -130,20 +132,76 @@ describe.each(DIALECTS)('recorder (%s)', (dialect) => {
     });
   });
 
-  it('counts a batch that cannot be written, reports it, and goes on with the next one', async () => {
+  it('keeps the rest of a batch when one recording is refused, dead-letters it, counts it and raises recording_failure', async () => {
     const { recorder } = ctx.gateway.app.services;
-    const failedBefore = recorder.stats.failed;
-    const duplicate = newId('dec');
-    // The same trace id twice: the batch's transaction fails as a whole, nothing of it is kept.
-    recorder.record({ trace: trace(duplicate), findings: [] });
-    recorder.record({ trace: trace(duplicate), findings: [] });
-    await recorder.flush();
-    expect(recorder.stats.failed - failedBefore).toBe(2);
-    const next = newId('dec');
-    recorder.record({ trace: trace(next), findings: [] });
-    await recorder.flush();
     const { db } = ctx.gateway.store;
-    const rows = await db.selectFrom('traces').select('id').where('id', 'in', [duplicate, next]).execute();
-    expect(rows.map((row) => row.id)).toEqual([next]);
+    const deadBefore = recorder.stats.deadLettered;
+    const taken = newId('dec');
+    recorder.record({ trace: trace(taken), findings: [] });
+    await recorder.flush();
+    // A trace id already stored is refused by both databases for this row alone (primary key).
+    const neighbours = Array.from({ length: 20 }, () => newId('dec'));
+    for (const [index, id] of neighbours.entries()) {
+      recorder.record({ trace: trace(id), findings: [finding('medium', `neighbour-${index}`)] });
+      if (index === 10) recorder.record({ trace: { ...trace(taken), agent: 'refused' }, findings: [finding('medium', 'refused')] });
+    }
+    await recorder.flush();
+    const rows = await db.selectFrom('traces').select('id').where('id', 'in', neighbours).execute();
+    expect(rows).toHaveLength(neighbours.length);
+    const neighbourFindings = await db.selectFrom('findings').select('fingerprint').where('fingerprint', 'like', 'burst-neighbour-%').execute();
+    expect(neighbourFindings).toHaveLength(neighbours.length);
+    expect(recorder.stats.deadLettered - deadBefore).toBe(1);
+    const letters = await db.selectFrom('dead_letters').selectAll().execute();
+    const letter = letters.find((row) => row.payload.includes('"refused"'));
+    expect(letter).toMatchObject({ kind: 'recording' });
+    expect(JSON.parse(letter?.payload ?? '{}')).toMatchObject({ trace: { id: taken, agent: 'refused' }, findings: [{ fingerprint: 'burst-refused' }] });
+    // The refused recording's own findings are in its dead letter, not in the findings table.
+    expect(await db.selectFrom('findings').select('id').where('fingerprint', '=', 'burst-refused').execute()).toHaveLength(0);
+    const failure = await db.selectFrom('findings').selectAll().where('type', '=', 'recording_failure').executeTakeFirstOrThrow();
+    expect(failure).toMatchObject({ severity: 'high', decision_id: taken, status: 'open' });
+    expect(JSON.parse(failure.evidence)).toMatchObject({ dead_letter_id: letter?.id, decision_id: taken, agent: 'refused' });
+    const metrics = await (await ctx.gateway.request('/metrics')).text();
+    expect(metrics).toMatch(new RegExp(`^parapet_recording_dead_letters_total ${recorder.stats.deadLettered}$`, 'm'));
+  });
+});
+
+describe('recorder while PostgreSQL cannot be reached', () => {
+  const ctx = withGateway({ dialect: 'postgres' });
+
+  /** Runs one statement as the server's administrator (not through the gateway's pool). */
+  const admin = async (text: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('keeps every recording queued and retries, dead-letters none, and writes them all once it is back', async () => {
+    const { recorder } = ctx.gateway.app.services;
+    const database = new URL(ctx.gateway.config.database_url as string).pathname.slice(1);
+    const retriedBefore = recorder.stats.retried;
+    const ids = Array.from({ length: 50 }, () => newId('dec'));
+    await admin(`alter database ${database} allow_connections false`);
+    try {
+      await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}'`);
+      for (const id of ids) recorder.record({ trace: trace(id), findings: [finding('low', 'outage')] });
+      const flushed = recorder.flush();
+      // Several attempts, each refused, while the database stays away.
+      await vi.waitFor(() => expect(recorder.stats.retried - retriedBefore).toBeGreaterThan(2), { timeout: 20_000, interval: 50 });
+      expect(recorder.backlog).toBe(ids.length);
+      expect(recorder.stats.deadLettered).toBe(0);
+      await admin(`alter database ${database} allow_connections true`);
+      await flushed;
+    } finally {
+      await admin(`alter database ${database} allow_connections true`);
+    }
+    const { db } = ctx.gateway.store;
+    expect(await db.selectFrom('traces').select('id').where('id', 'in', ids).execute()).toHaveLength(ids.length);
+    expect(await db.selectFrom('findings').select('occurrences').where('fingerprint', '=', 'burst-outage').executeTakeFirstOrThrow()).toEqual({ occurrences: ids.length });
+    expect(await db.selectFrom('dead_letters').select('id').execute()).toHaveLength(0);
+    expect(recorder.stats.deadLettered).toBe(0);
   });
 });

@@ -4,6 +4,7 @@
 // that would hold up every request waiting behind it.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { storableValue } from '../lib/storable-text.js';
 import { falseResolutionParams, raisedRankSql, severityOfRankSql, type ResolvedFinding } from '../findings/recurrence.js';
 import { FINDING_UPSERT_SET, RESOLVED_CHUNK, TRACE_COLUMNS, type FindingParams, type WriterBatch, type WriterReply } from './writer-protocol.js';
 
@@ -36,7 +37,8 @@ const insertTrace = db.prepare(`insert into traces (${TRACE_COLUMNS.join(', ')})
 const upsertFinding = db.prepare(FINDING_UPSERT);
 const selectResolved = db.prepare<[string], ResolvedFinding>(SELECT_RESOLVED);
 const writeBatch = db.transaction((batch: WriterBatch) => {
-  for (const trace of batch.traces) insertTrace.run(trace);
+  // This connection is not Kysely's: its parameters are made storable here, as db.ts does for every other query.
+  for (const trace of batch.traces) insertTrace.run(storableValue(trace));
   // Read which fingerprints are resolved before the upserts reopen them: each raises false_resolution.
   const byFingerprint = new Map(batch.findings.map((finding) => [finding.fingerprint, finding]));
   const falseResolutions: FindingParams[] = [];
@@ -46,8 +48,8 @@ const writeBatch = db.transaction((batch: WriterBatch) => {
       falseResolutions.push(falseResolutionParams(original, byFingerprint.get(original.fingerprint) as FindingParams));
     }
   }
-  for (const finding of batch.findings) upsertFinding.run(finding);
-  for (const finding of falseResolutions) upsertFinding.run(finding);
+  for (const finding of batch.findings) upsertFinding.run(storableValue(finding));
+  for (const finding of falseResolutions) upsertFinding.run(storableValue(finding));
 });
 
 parentPort?.on('message', (batch: WriterBatch) => {
@@ -58,7 +60,8 @@ parentPort?.on('message', (batch: WriterBatch) => {
     writeBatch.immediate(batch);
     reply = { id: batch.id, ok: true };
   } catch (error) {
-    reply = { id: batch.id, ok: false, error: (error as Error).message };
+    const code = (error as { code?: unknown }).code;
+    reply = { id: batch.id, ok: false, error: (error as Error).message, ...(typeof code === 'string' ? { code } : {}) };
   }
   parentPort?.postMessage(reply);
 });

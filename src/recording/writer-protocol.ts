@@ -50,4 +50,5 @@ export interface WriterBatch {
   findings: FindingParams[];
 }
 
-export type WriterReply = { id: number; ok: true } | { id: number; ok: false; error: string };
+/** code: SQLite's error code (SQLITE_BUSY, SQLITE_CONSTRAINT_PRIMARYKEY, ...), so the recorder can tell an outage from a bad row. */
+export type WriterReply = { id: number; ok: true } | { id: number; ok: false; error: string; code?: string };

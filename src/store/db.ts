@@ -3,8 +3,22 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect as KyselyDialect,
+  type Driver,
+  type QueryResult,
+  type Transaction,
+  type TransactionSettings,
+} from 'kysely';
 import pg from 'pg';
+import { needsStorableText, storableValue } from '../lib/storable-text.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './tables.js';
 
@@ -27,6 +41,8 @@ export class Store {
     readonly dialect: Dialect,
     /** SQLite: the database file, for a second connection in a worker thread (the recorder's writer). */
     readonly sqliteFile?: string,
+    /** PostgreSQL: the URL, for the recorder's own connection in a worker thread. */
+    readonly databaseUrl?: string,
   ) {}
 
   static open(options: StoreOptions): Store {
@@ -34,7 +50,7 @@ export class Store {
       const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
       // An idle client that loses its server must not crash the process; the next query reconnects.
       pool.on('error', () => undefined);
-      return new Store(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+      return new Store(new Kysely<Database>({ dialect: storableTextDialect(new PostgresDialect({ pool })) }), 'postgres', undefined, options.databaseUrl);
     }
     mkdirSync(options.dataDir, { recursive: true });
     const location = path.join(options.dataDir, 'parapet.db');
@@ -43,7 +59,7 @@ export class Store {
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
     file.pragma('foreign_keys = ON');
-    return new Store(new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) }), 'sqlite', location);
+    return new Store(new Kysely<Database>({ dialect: storableTextDialect(new SqliteDialect({ database: file })) }), 'sqlite', location);
   }
 
   /** Applies every pending migration; returns the name of the latest one applied. */
@@ -90,3 +106,103 @@ export class Store {
     await this.db.destroy();
   }
 }
+
+/**
+ * The dialect with every query parameter made storable (src/lib/storable-text.ts) before it reaches
+ * the driver: one place for every area, so no value an agent or operator sends can make PostgreSQL
+ * refuse a statement (NUL) or come back different from what was written (lone surrogates), and a
+ * lookup by such a value finds what was stored for it.
+ */
+export function storableTextDialect(inner: KyselyDialect): KyselyDialect {
+  return {
+    createAdapter: () => inner.createAdapter(),
+    createIntrospector: (db) => inner.createIntrospector(db),
+    createQueryCompiler: () => inner.createQueryCompiler(),
+    createDriver: () => new StorableTextDriver(inner.createDriver()),
+  };
+}
+
+/** The query with storable parameters; the same object when none needs a change (the common case). */
+function storableQuery<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  let changed = false;
+  for (const parameter of query.parameters) {
+    if (typeof parameter === 'string' ? needsStorableText(parameter) : typeof parameter === 'object' && parameter !== null) {
+      changed = true;
+      break;
+    }
+  }
+  if (!changed) return query;
+  const parameters = query.parameters.map((parameter) => storableValue(parameter));
+  return parameters.every((parameter, index) => parameter === query.parameters[index]) ? query : { ...query, parameters };
+}
+
+class StorableTextConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.inner.executeQuery<R>(storableQuery(query));
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(storableQuery(query), chunkSize);
+  }
+}
+
+/** Hands out wrapped connections; the inner driver always gets its own connection objects back. */
+class StorableTextDriver implements Driver {
+  private readonly wrapped = new WeakMap<DatabaseConnection, StorableTextConnection>();
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let wrapper = this.wrapped.get(connection);
+    if (wrapper === undefined) {
+      wrapper = new StorableTextConnection(connection);
+      this.wrapped.set(connection, wrapper);
+    }
+    return wrapper;
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(unwrap(connection), settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(unwrap(connection));
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(unwrap(connection));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    if (this.inner.savepoint === undefined) throw new Error('savepoints are not supported by this dialect');
+    await this.inner.savepoint(unwrap(connection), name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    if (this.inner.rollbackToSavepoint === undefined) throw new Error('savepoints are not supported by this dialect');
+    await this.inner.rollbackToSavepoint(unwrap(connection), name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    if (this.inner.releaseSavepoint === undefined) throw new Error('savepoints are not supported by this dialect');
+    await this.inner.releaseSavepoint(unwrap(connection), name, compile);
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(unwrap(connection));
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+const unwrap = (connection: DatabaseConnection): DatabaseConnection =>
+  connection instanceof StorableTextConnection ? connection.inner : connection;
