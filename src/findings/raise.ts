@@ -31,6 +31,8 @@ export interface RaiseContext {
   fired: readonly FiredRule[];
   runs: readonly DetectorRun[];
   at: string;
+  /** The content could not be checked in full within the detection ceiling. */
+  contentTooLarge?: { chars: number; scannedChars: number; reason: 'size' | 'time' };
   /** Tool calls: where argument taint came from, and whether the tool is outside the declaration. */
   toolCall?: {
     taint: { level: number; sources: Record<string, string> };
@@ -68,6 +70,9 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'mcp.schema_drift': 'tamper',
   'mcp.undeclared_tool': 'unknown tool',
 };
+
+/** The baseline rule that blocks content too large to check (src/policy/packs). */
+const CONTENT_TOO_LARGE_RULE = 'detection.content_too_large';
 
 /** A composed escalation that starts from reading a secret is about credentials. */
 function causeOf(ruleId: string, escalation: string | null): string {
@@ -116,6 +121,8 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
       }, rule.severity);
       continue;
     }
+    // Its own finding type below says more than a containment would.
+    if (rule.rule_id === CONTENT_TOO_LARGE_RULE) continue;
     const tool = call.tool ?? call.surface;
     const title =
       rule.mode === 'observe'
@@ -166,6 +173,20 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
     } else {
       add('undeclared_mcp_tool', [mcp.server, mcp.tool], `${prefix}Agent ${call.agent} called unregistered MCP tool ${mcp.server}/${mcp.tool}${stopped ? ' (contained)' : ''}`, evidence);
     }
+  }
+  const tooLarge = context.contentTooLarge;
+  if (tooLarge !== undefined) {
+    const rule = context.fired.find((item) => item.rule_id === CONTENT_TOO_LARGE_RULE);
+    const blocked = rule !== undefined && rule.mode === 'enforce' && rule.effect === 'block';
+    const prefix = rule !== undefined && rule.mode === 'observe' ? 'Would have been blocked: ' : '';
+    const why = tooLarge.reason === 'size' ? `only its head and tail (${tooLarge.scannedChars} characters) were checked` : 'the detectors ran out of time at the ceiling';
+    add('content_too_large', [call.surface], `${prefix}${tooLarge.chars} characters on ${call.surface} too large to check in full: ${why}${blocked ? ' (contained)' : ''}`, {
+      chars: tooLarge.chars,
+      scanned_chars: tooLarge.scannedChars,
+      reason: tooLarge.reason,
+      rule_id: rule?.rule_id ?? null,
+      blocked,
+    });
   }
   for (const run of context.runs) {
     if (run.status === 'ok') continue;

@@ -18,7 +18,7 @@ import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
 import { actionsOf, allowedHosts, checkCapability, grantFor, type CapabilityCheck } from './capability.js';
-import { runDetectors, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
+import { runDetectors, type BudgetScaling, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
 import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
 
@@ -112,6 +112,8 @@ export interface Decision {
 export interface PipelineSettings {
   enforcementBudgetMs: number;
   detectorTimeoutMs: number;
+  /** How timeouts and budget grow with large texts, and the ceiling; absent: fixed (tests). */
+  scaling?: BudgetScaling;
   failMode: 'open' | 'closed';
   detectorSettings: DetectorSettings;
   recordContent: 'none' | 'redacted' | 'full';
@@ -209,6 +211,7 @@ export class Pipeline {
       completionFacts: call.completion ?? null,
       agentCardMismatch: call.surface === 'agent_message' && cardMismatch(call, agent, run.detections, directory),
       degraded: run.degraded.length > 0,
+      contentTooLarge: run.contentTooLarge !== undefined,
       actionKinds: toolFacts?.action?.kinds ?? [],
       actionDestructive: toolFacts?.action?.destructive ?? false,
       actionBlastRadius: toolFacts?.action?.blastRadius ?? 'none',
@@ -387,8 +390,12 @@ export class Pipeline {
     }
 
     const latencyMs = performance.now() - started;
-    const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts, policy);
+    const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts, policy, run.contentTooLarge);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
+    // The recorder's backlog is full (its database is slow or away): the answer waits for room
+    // rather than a record being dropped or a crash losing more than the backlog's bound.
+    const room = this.deps.recorder.room();
+    if (room !== undefined) await room;
     return { decision, ...recorded, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
   }
 
@@ -409,7 +416,7 @@ export class Pipeline {
       forSurface,
       call.content,
       { surface: call.surface, settings: settings.detectorSettings, ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}) },
-      { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs },
+      { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs, ...(settings.scaling === undefined ? {} : { scaling: settings.scaling }) },
     );
     detectors.note(run.runs);
     if (cacheable) cache.set(call.surface, call.content, forSurface, run);
@@ -465,6 +472,7 @@ export class Pipeline {
     latencyMs: number,
     toolFacts: GatheredToolFacts | null,
     policy: PolicyRecord,
+    contentTooLarge: RunResult['contentTooLarge'],
   ): { contentSha256: string; recordedContent: string | null } {
     const at = this.deps.clock.now().toISOString();
     const stored = this.storedContent(call.content, detections);
@@ -504,6 +512,7 @@ export class Pipeline {
         fired,
         runs,
         at,
+        ...(contentTooLarge === undefined ? {} : { contentTooLarge }),
         ...(toolFacts === null
           ? {}
           : {

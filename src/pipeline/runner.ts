@@ -2,6 +2,13 @@
 // its timeout and all under the enforcement budget (spec 01 §4 "Decision procedure", §7.3, §8).
 // A detector that throws is recorded as `error`, never thrown through.
 // Hot path: no I/O here; detectors get a deadline and must honour it.
+//
+// Large texts (over PIECE_CHARS) are first condensed (src/detectors/condense.ts: runs of padding
+// shortened, offsets mapped back), so padding costs neither time nor reach; the timeouts and the
+// budget then grow with what is left to scan, up to a ceiling. A text still longer than
+// `maxChars` has its head and tail checked and is reported as too large, as is one whose scan did
+// not finish although its time had reached the ceiling.
+import { condense, headAndTail, type Condensed } from '../detectors/condense.js';
 import type { Detection, DetectContext, Detector } from '../detectors/types.js';
 
 export type DetectorStatus = 'ok' | 'timeout' | 'skipped_budget' | 'error';
@@ -21,11 +28,31 @@ export interface RunResult {
   runs: DetectorRun[];
   /** Keys of detectors that did not finish cleanly: timeout, error or skipped for budget. */
   degraded: string[];
+  /**
+   * The text could not be checked in full within the ceiling (see RunLimits.scaling): longer than
+   * `maxChars` after condensing (`size`; its head and tail were checked), or a scan that had time
+   * up to the ceiling did not finish (`time`).
+   */
+  contentTooLarge?: { chars: number; scannedChars: number; reason: 'size' | 'time' };
+}
+
+/** How the time allowed grows with the size of a text, and where it stops. */
+export interface BudgetScaling {
+  /** Milliseconds added to each detector's timeout per 1,024 characters scanned beyond PIECE_CHARS. */
+  timeoutPerKbMs: number;
+  /** Milliseconds added to the whole budget per 1,024 characters scanned beyond PIECE_CHARS. */
+  budgetPerKbMs: number;
+  /** The most a scaled timeout or budget reaches (a detector's own longer timeout is kept). */
+  ceilingMs: number;
+  /** Characters (after condensing) checked in full; of a longer text, the head and the tail. */
+  maxChars: number;
 }
 
 export interface RunLimits {
   budgetMs: number;
   defaultTimeoutMs: number;
+  /** Absent: fixed timeouts and budget, every character scanned (tests of the runner itself). */
+  scaling?: BudgetScaling;
 }
 
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -44,6 +71,31 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
   return typeof (value as Promise<T>)?.then === 'function';
 }
 
+/** What the detectors scan of a text: condensed, and cut to its head and tail when too large. */
+interface Prepared {
+  text: string;
+  /** Null when the text is scanned as it is. */
+  map: Condensed | null;
+  tooLarge: boolean;
+}
+
+function prepare(text: string, scaling: BudgetScaling | undefined): Prepared {
+  if (scaling === undefined || text.length <= PIECE_CHARS) return { text, map: null, tooLarge: false };
+  const condensed = condense(text);
+  const length = condensed?.text.length ?? text.length;
+  if (length <= scaling.maxChars) return { text: condensed?.text ?? text, map: condensed, tooLarge: false };
+  const ends = headAndTail(text, condensed, scaling.maxChars);
+  return { text: ends.text, map: ends, tooLarge: true };
+}
+
+/** A time allowance grown by `perKbMs` per KB beyond PIECE_CHARS, capped at the ceiling (or the base, if higher). */
+function scaled(baseMs: number, perKbMs: number, chars: number, scaling: BudgetScaling | undefined): { ms: number; capped: boolean } {
+  if (scaling === undefined || chars <= PIECE_CHARS) return { ms: baseMs, capped: false };
+  const cap = Math.max(baseMs, scaling.ceilingMs);
+  const grown = baseMs + (perKbMs * (chars - PIECE_CHARS)) / 1024;
+  return grown >= cap ? { ms: cap, capped: true } : { ms: grown, capped: false };
+}
+
 /** Detectors must already be filtered to those enabled, available and serving the surface. */
 export async function runDetectors(
   detectors: readonly Detector[],
@@ -52,15 +104,22 @@ export async function runDetectors(
   limits: RunLimits,
 ): Promise<RunResult> {
   const started = performance.now();
-  const budgetEnd = started + limits.budgetMs;
+  const { scaling } = limits;
+  const prepared = prepare(text, scaling);
+  const scanned = prepared.text;
+  const budget = scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling);
+  const budgetEnd = started + budget.ms;
   const ordered = [...detectors].sort((a, b) => a.costRank - b.costRank);
   const runs: DetectorRun[] = [];
   const detections: Detection[] = [];
   const pending: Array<Promise<void>> = [];
+  /** Detectors whose allowance had reached the ceiling: not finishing means the text is too large. */
+  const atCeiling = new Set<string>();
 
   const record = (detector: Detector, status: DetectorStatus, found: Detection[], ms: number, error?: string) => {
     for (const detection of found) {
       detection.detector ??= detector.key;
+      if (prepared.map !== null && detector.wholeText !== true) Object.assign(detection, prepared.map.toOriginal(detection.start, detection.end));
       detections.push(detection);
     }
     runs.push({ key: detector.key, status, matched: found.length > 0, ms: round(ms), ...(error === undefined ? {} : { error }) });
@@ -69,18 +128,23 @@ export async function runDetectors(
   for (const detector of ordered) {
     const now = performance.now();
     if (now >= budgetEnd) {
+      if (budget.capped) atCeiling.add(detector.key);
       record(detector, 'skipped_budget', [], 0);
       continue;
     }
-    const timeoutMs = Math.min(detector.timeoutMs ?? limits.defaultTimeoutMs, budgetEnd - now);
+    // A JSON document is validated whole, as it was sent; every other detector scans the prepared text.
+    const input = detector.wholeText === true ? text : scanned;
+    const allowance = scaled(detector.timeoutMs ?? limits.defaultTimeoutMs, scaling?.timeoutPerKbMs ?? 0, input.length, scaling);
+    const timeoutMs = Math.min(allowance.ms, budgetEnd - now);
+    if (allowance.capped || (budget.capped && budgetEnd - now <= allowance.ms)) atCeiling.add(detector.key);
     const deadline = Date.now() + timeoutMs;
-    if (text.length > PIECE_CHARS && detector.wholeText !== true) {
-      pending.push(scanInPieces(detector, text, { ...context, deadline }, deadline, now, record));
+    if (input.length > PIECE_CHARS && detector.wholeText !== true) {
+      pending.push(scanInPieces(detector, input, { ...context, deadline }, deadline, now, record));
       continue;
     }
     let outcome: Detection[] | Promise<Detection[]>;
     try {
-      outcome = detector.detect(text, { ...context, deadline });
+      outcome = detector.detect(input, { ...context, deadline });
     } catch (error) {
       record(detector, 'error', [], performance.now() - now, (error as Error).message);
       continue;
@@ -96,7 +160,9 @@ export async function runDetectors(
   }
   await Promise.all(pending);
   const degraded = runs.filter((run) => run.status !== 'ok').map((run) => run.key);
-  return { detections, runs, degraded };
+  const outOfTime = runs.some((run) => (run.status === 'timeout' || run.status === 'skipped_budget') && atCeiling.has(run.key));
+  if (!prepared.tooLarge && !outOfTime) return { detections, runs, degraded };
+  return { detections, runs, degraded, contentTooLarge: { chars: text.length, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
 }
 
 async function raceTimeout(
@@ -123,6 +189,14 @@ async function raceTimeout(
   outcome.catch(() => undefined);
 }
 
+/** Piece offsets, the first and the last first: a scan cut short by its deadline has seen both ends. */
+function pieceOrder(length: number): number[] {
+  const offsets: number[] = [];
+  for (let offset = 0; offset < length; offset += PIECE_CHARS) offsets.push(offset);
+  if (offsets.length > 2) offsets.splice(1, 0, offsets.pop() as number);
+  return offsets;
+}
+
 /** Runs a detector over bounded, overlapping pieces of a large text, yielding between pieces. */
 async function scanInPieces(
   detector: Detector,
@@ -134,7 +208,7 @@ async function scanInPieces(
 ): Promise<void> {
   const found = new Map<string, Detection>();
   try {
-    for (let offset = 0; offset < text.length; offset += PIECE_CHARS) {
+    for (const offset of pieceOrder(text.length)) {
       if (Date.now() >= deadline) {
         record(detector, 'timeout', [...found.values()], performance.now() - started);
         return;

@@ -26,6 +26,8 @@ export interface CallFacts {
   completionFacts: Readonly<Record<string, unknown>> | null;
   agentCardMismatch: boolean;
   degraded: boolean;
+  /** The content was too large to check in full within the ceiling; absent counts as false. */
+  contentTooLarge?: boolean;
   actionKinds: readonly string[];
   actionDestructive: boolean;
   actionBlastRadius: BlastRadius;
@@ -105,6 +107,7 @@ export function compileRule(rule: Rule, pack: Pack, packMode: Mode): CompiledRul
   }
   if (when.agent_card_mismatch !== undefined) checks.push((facts) => facts.agentCardMismatch === when.agent_card_mismatch);
   if (when.detector_degraded !== undefined) checks.push((facts) => facts.degraded === when.detector_degraded);
+  if (when.content_too_large !== undefined) checks.push((facts) => (facts.contentTooLarge === true) === when.content_too_large);
   if (actionKinds !== undefined) checks.push((facts) => facts.actionKinds.some((kind) => actionKinds.includes(kind)));
   if (when.action_destructive !== undefined) checks.push((facts) => facts.actionDestructive === when.action_destructive);
   if (when.action_blast_radius !== undefined) {

@@ -17,6 +17,7 @@ interface StoredFacts {
   cf?: Record<string, unknown>;
   acm?: 1;
   dg?: 1;
+  ctl?: 1;
   ak?: string[];
   ad?: 1;
   br?: BlastRadius;
@@ -61,6 +62,7 @@ export function storeFacts(facts: CallFacts, recording: ArgumentRecording): stri
   if (facts.completionFacts !== null) stored.cf = { ...facts.completionFacts };
   if (facts.agentCardMismatch) stored.acm = 1;
   if (facts.degraded) stored.dg = 1;
+  if (facts.contentTooLarge === true) stored.ctl = 1;
   if (facts.actionKinds.length > 0) stored.ak = [...facts.actionKinds];
   if (facts.actionDestructive) stored.ad = 1;
   if (facts.actionBlastRadius !== 'none') stored.br = facts.actionBlastRadius;
@@ -107,6 +109,7 @@ export function readFacts(text: string | null): CallFacts | null {
     completionFacts: isObject(raw.cf) ? raw.cf : null,
     agentCardMismatch: raw.acm === 1,
     degraded: raw.dg === 1,
+    contentTooLarge: raw.ctl === 1,
     actionKinds: stringList(raw.ak),
     actionDestructive: raw.ad === 1,
     actionBlastRadius: radius,

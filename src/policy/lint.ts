@@ -77,7 +77,7 @@ export function implies(from: When, to: When): boolean {
   if (to.capability !== undefined && from.capability !== to.capability) return false;
   // `to` fires when any of its facts is unmet; every fact `from` needs unmet is among them.
   if (to.facts_unmet !== undefined && (from.facts_unmet === undefined || !subset(from.facts_unmet, to.facts_unmet))) return false;
-  for (const key of ['agent_card_mismatch', 'detector_degraded', 'action_destructive', 'action_escalation', 'action_unanalysable', 'budget_exceeded', 'loop_detected'] as const) {
+  for (const key of ['agent_card_mismatch', 'detector_degraded', 'content_too_large', 'action_destructive', 'action_escalation', 'action_unanalysable', 'budget_exceeded', 'loop_detected'] as const) {
     if (to[key] !== undefined && from[key] !== to[key]) return false;
   }
   for (const key of ['action_kind', 'signature', 'mcp_tool', 'agent'] as const) {

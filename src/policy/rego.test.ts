@@ -47,6 +47,9 @@ rules:
   - id: cond.degraded
     when: { detector_degraded: true }
     effect: escalate
+  - id: cond.too_large
+    when: { content_too_large: true, surface: [input, retrieved] }
+    effect: block
   - id: cond.actions
     when: { action_kind: [sql.delete, shell.rm], action_destructive: true, action_blast_radius: broad }
     effect: block
@@ -179,6 +182,7 @@ function corpus(): CallFacts[] {
       completionFacts: pick(random, COMPLETION),
       agentCardMismatch: random() < 0.4,
       degraded: random() < 0.3,
+      contentTooLarge: random() < 0.2,
       actionKinds: pick(random, KINDS),
       actionDestructive: random() < 0.5,
       actionBlastRadius: pick(random, BLAST_RADII),
@@ -278,6 +282,7 @@ describe('toRego', () => {
       completion_facts: null,
       agent_card_mismatch: false,
       degraded: false,
+      content_too_large: false,
       action_kinds: [],
       action_destructive: false,
       action_blast_radius: 'none',

@@ -4,7 +4,7 @@
 //
 // The input document (one call's facts, snake_case like the wire):
 //   { surface, agent, tool: string|null, args: object|null, detections: [{entity, score}], taint,
-//     capability: [outcome...], completion_facts: object|null, agent_card_mismatch, degraded,
+//     capability: [outcome...], completion_facts: object|null, agent_card_mismatch, degraded, content_too_large,
 //     action_kinds: [..], action_destructive, action_blast_radius, action_escalation,
 //     action_unanalysable, budget_exceeded, loop_detected, signature: string|null, mcp_tool: string|null }
 // Every field is present; a module fed a partial document treats a missing field as "condition not met".
@@ -23,6 +23,7 @@ export interface RegoInput {
   completion_facts: Record<string, unknown> | null;
   agent_card_mismatch: boolean;
   degraded: boolean;
+  content_too_large: boolean;
   action_kinds: string[];
   action_destructive: boolean;
   action_blast_radius: string;
@@ -51,6 +52,7 @@ export function factsToRegoInput(facts: CallFacts): RegoInput {
     completion_facts: facts.completionFacts === null ? null : { ...facts.completionFacts },
     agent_card_mismatch: facts.agentCardMismatch,
     degraded: facts.degraded,
+    content_too_large: facts.contentTooLarge === true,
     action_kinds: [...facts.actionKinds],
     action_destructive: facts.actionDestructive,
     action_blast_radius: facts.actionBlastRadius,
@@ -129,6 +131,7 @@ function ruleBlock(rule: Rule, index: number): string[] {
   }
   if (when.agent_card_mismatch !== undefined) body.push(`input.agent_card_mismatch == ${literal(when.agent_card_mismatch)}`);
   if (when.detector_degraded !== undefined) body.push(`input.degraded == ${literal(when.detector_degraded)}`);
+  if (when.content_too_large !== undefined) body.push(`input.content_too_large == ${literal(when.content_too_large)}`);
   const kinds = list(when.action_kind);
   if (kinds !== undefined) body.push('some action_kind in input.action_kinds', `action_kind in ${setOf(kinds)}`);
   if (when.action_destructive !== undefined) body.push(`input.action_destructive == ${literal(when.action_destructive)}`);

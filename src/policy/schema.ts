@@ -65,6 +65,8 @@ export const WhenSchema = Type.Object(
     agent_card_mismatch: Type.Optional(Type.Boolean()),
     /** A detector timed out, errored or was skipped for budget on this call. */
     detector_degraded: Type.Optional(Type.Boolean()),
+    /** The content was too large to check in full within the detection ceiling (`detection_max_chars`, `detection_ceiling_ms`). */
+    content_too_large: Type.Optional(Type.Boolean()),
     /** What an SQL, shell or HTTP argument would do (filled in by action analysis). */
     action_kind: Type.Optional(OneOrMany(Type.String({ minLength: 1 }))),
     action_destructive: Type.Optional(Type.Boolean()),

@@ -411,15 +411,24 @@ function scanView(view: View, surface: Surface, out: Finding[]): void {
   if (out.length > 0 || before > 0) for (const gated of GATED) if (isSecondary(gated.fam)) scan(gated);
 }
 
+/** Three spaces within this many characters make a run of words. */
+const WORD_SPAN = 120;
+
 /**
- * Phrase families need words. A text with under one space per 40 characters (a base64 blob, one
- * repeated character) cannot hold a sentence of Latin-script words, so only structure is scanned.
+ * Phrase families need words. A text with under one space per 40 characters and no few spaces
+ * close together anywhere (a base64 blob, one repeated character) cannot hold a sentence of
+ * Latin-script words, so only structure is scanned. The local test matters: junk before a
+ * sentence, however long, lowers the density but must not hide the sentence.
  */
 function hasWords(text: string): boolean {
   const needed = Math.max(1, Math.floor(text.length / 40));
   let spaces = 0;
+  let third = -1;
+  let second = -1;
   for (let at = text.indexOf(' '); at >= 0; at = text.indexOf(' ', at + 1)) {
-    if (++spaces >= needed) return true;
+    if (++spaces >= needed || (third >= 0 && at - third <= WORD_SPAN)) return true;
+    third = second;
+    second = at;
   }
   return text.includes('\n') && spaces > 0;
 }
@@ -474,12 +483,21 @@ const STRONG_OBJECT_RE = new RegExp(
   'u',
 );
 
+/** Hits of one family in one view reported before only stronger ones are. */
+const FAMILY_HITS = 16;
+
 function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View, onData: boolean, quotes: boolean, out: Finding[]): void {
   const text = view.text;
+  const full = onData ? fam.dataScore : fam.score;
   let hits = 0;
+  let strongest = 0;
   for (const m of matches) {
-    if (hits++ >= 16) break; // a family says what it has to say in a few hits; repeats add nothing
-    let score = onData ? fam.dataScore : fam.score;
+    // A family says what it has to say in a few hits; repeats add nothing once one has its full
+    // score. Decoys that score low (quoted mentions) must not use up the hits before the real one,
+    // so past the first few only a stronger hit is kept (a view is at most one piece long).
+    const past = hits++ >= FAMILY_HITS;
+    if (past && strongest >= full) break;
+    let score = full;
     let note = '';
     if (fam.id === 'secret.request' || fam.id === 'user-data.request') {
       const sentence = sentenceAround(text, m.index, m.index + m[0].length);
@@ -513,6 +531,8 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
       score = Math.min(score, 0.45);
       note += ' (quoted in a text about attacks; mention, not instruction)';
     }
+    if (past && score <= strongest) continue;
+    strongest = Math.max(strongest, score);
     const span = toOriginal(view, m.index, m.index + m[0].length);
     out.push({ entity: fam.entity, score, ...span, family: fam.id, explanation: fam.explanation + note, view: view.name });
   }

@@ -33,6 +33,13 @@ rules:
     when: { surface: output, entity_prefix: PII., min_score: 0.5 }
     effect: mask
     message: Personal data in the output is masked.
+  - id: detection.content_too_large
+    when: { content_too_large: true }
+    effect: block
+    severity: high
+    message: >-
+      The content is too large to check in full within the detection ceiling (detection_max_chars
+      after padding is condensed, or detection_ceiling_ms); what was not checked may hide anything.
 `;
 
 export const AGENT_BOUNDARIES = `
