@@ -2,9 +2,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ExportSiemQuery, FindingEventSchema, OcsfFindingSchema } from './schemas.js';
-import type { ExportService } from './service.js';
+import type { ReportReader } from '../store/reader.js';
 
-export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: ExportService }> = async (app, { exporter }) => {
+export const exportRoutes: FastifyPluginAsyncTypebox<{ reports: ReportReader }> = async (app, { reports }) => {
   app.get(
     '/api/export/siem',
     {
@@ -26,7 +26,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{ exporter: ExportService }
       },
     },
     async (request, reply) => {
-      const { contentType, body } = await exporter.siem(request.query);
+      const { contentType, body } = await reports.run('export.siem', request.query);
       return reply.type(contentType).send(body);
     },
   );

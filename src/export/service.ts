@@ -1,7 +1,7 @@
 // SIEM export (spec 01 §6): findings seen in the last `since_days`, newest first by last_seen_at,
 // written as JSON lines, a JSON array, CEF lines or OCSF Detection Findings. Reads only.
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../store/db.js';
+import type { ReadStore } from '../store/reader.js';
 import { findingEvent, toCef, toOcsf, type SiemFormat } from './formats.js';
 import type { ExportSiemQuery } from './schemas.js';
 
@@ -19,7 +19,7 @@ export const SIEM_CONTENT_TYPES: Record<SiemFormat, string> = {
 
 export class ExportService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadStore,
     private readonly clock: Clock,
     private readonly version: string,
   ) {}

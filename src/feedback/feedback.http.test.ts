@@ -32,10 +32,10 @@ import { SHIPPED_PACKS } from '../policy/packs/index.js';
 import { PolicyRegistry } from '../policy/registry.js';
 import { Recorder, type Recording } from '../recording/recorder.js';
 import { Store, type Dialect } from '../store/db.js';
+import { ReportReader } from '../store/reader.js';
 import type { TraceRow } from '../store/tables.js';
 import { TokenService } from '../tokens/service.js';
 import { SuppressionFilter } from './filter.js';
-import { GuardrailReports } from './reports.js';
 import { feedbackRoutes } from './routes.js';
 import { FeedbackService } from './service.js';
 
@@ -112,7 +112,9 @@ async function start(dialect: Dialect): Promise<Harness> {
   await app.register(edgePlugin, { resolver, metrics: new HttpMetrics(), logRequests: false, slowRequestMs: 10_000 });
   await app.register(findingRoutes, { findings: new FindingService(store, audit, clock), attention: new AttentionService(store, clock) });
   const feedback = new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() });
-  await app.register(feedbackRoutes, { feedback, reports: new GuardrailReports(store, clock) });
+  const reports = new ReportReader({ store, databaseUrl: database?.url ?? null, clock, timeoutMs: 15_000, threads: 1 });
+  app.addHook('onClose', async () => reports.close());
+  await app.register(feedbackRoutes, { feedback, reports });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     store,

@@ -3,7 +3,7 @@
 // /recommendations). Read-only. The JSON columns are parsed here: SQLite and PostgreSQL do not agree
 // on JSON array functions, so the scans are bounded and walk the `at` index newest first.
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../store/db.js';
+import type { ReadStore } from '../store/reader.js';
 import type {
   LatencyQuery,
   LatencyReport,
@@ -111,7 +111,7 @@ const matches = (item: { entity: string; detector: string | null }, label: Pick<
 
 export class GuardrailReports {
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadStore,
     private readonly clock: Clock,
   ) {}
 

@@ -2,7 +2,7 @@
 // GET|POST /api/guardrails/suppressions, DELETE /api/guardrails/suppressions/{suppression_id}.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Principal } from '../auth/principal.js';
-import type { GuardrailReports } from './reports.js';
+import type { ReportReader } from '../store/reader.js';
 import {
   CreateFeedbackBody,
   CreateSuppressionBody,
@@ -24,7 +24,7 @@ import type { FeedbackService } from './service.js';
 
 const tags = ['guardrails'];
 
-export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService; reports: GuardrailReports }> = async (app, { feedback, reports }) => {
+export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService; reports: ReportReader }> = async (app, { feedback, reports }) => {
   app.get(
     '/api/guardrails/feedback',
     {
@@ -54,7 +54,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackServi
       config: { access: 'viewer' },
       schema: { tags, summary: 'Precision tp / (tp + fp) from the labels, per detector, entity type and agent', querystring: PrecisionQuery, response: { 200: PrecisionReport } },
     },
-    async (request) => reports.precision(request.query),
+    async (request) => reports.run('guardrails.precision', request.query),
   );
 
   app.get(
@@ -63,7 +63,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackServi
       config: { access: 'viewer' },
       schema: { tags, summary: 'Detector run times (p50, p95, max) and degraded runs, per detector and per agent', querystring: LatencyQuery, response: { 200: LatencyReport } },
     },
-    async (request) => reports.latency(request.query),
+    async (request) => reports.run('guardrails.latency', request.query),
   );
 
   app.get(
@@ -72,7 +72,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackServi
       config: { access: 'viewer' },
       schema: { tags, summary: 'Thresholds to raise and rules to narrow, with the counts behind them', querystring: RecommendationsQuery, response: { 200: RecommendationList } },
     },
-    async (request) => reports.recommendations(request.query),
+    async (request) => reports.run('guardrails.recommendations', request.query),
   );
 
   app.get(

@@ -1,14 +1,13 @@
 // GET /api/usage: model usage per agent, model and UTC day from the database (every process's calls).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../store/db.js';
+import type { ReportReader } from '../store/reader.js';
 import { UsageQuery, UsageSchema, type Usage, type UsageRow } from './schemas.js';
 import { dayOf, type RunGovernor } from './service.js';
-import { listUsage } from './store.js';
 
 const DAY_MS = 86_400_000;
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock: Clock; runs: RunGovernor }> = async (app, { store, clock, runs }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ clock: Clock; runs: RunGovernor; reports: ReportReader }> = async (app, { clock, runs, reports }) => {
   // Counts still held by this process are written before the database closes.
   app.addHook('onClose', async () => runs.flush());
 
@@ -29,7 +28,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ store: Store; clock: Clock
       const days = request.query.days ?? 7;
       const now = clock.now();
       const from = dayOf(new Date(now.getTime() - (days - 1) * DAY_MS));
-      const rows = await listUsage(store.db, {
+      const rows = await reports.run('usage.rows', {
         fromDay: from,
         ...(request.query.agent === undefined ? {} : { agent: request.query.agent }),
         ...(request.query.model === undefined ? {} : { model: request.query.model }),

@@ -4,7 +4,7 @@
 // range held more.
 import { problem } from '../http/problems.js';
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../store/db.js';
+import type { ReadStore } from '../store/reader.js';
 import type { Breakdown, BreakdownQuery, ErrorsMetrics, MetricsQuery, RuleMetrics, Summary } from './schemas.js';
 import * as traces from './store.js';
 import type { TraceFilter } from './store.js';
@@ -49,7 +49,7 @@ function parseArray(text: string): unknown[] {
 
 export class MetricsService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadStore,
     private readonly clock: Clock,
   ) {}
 

@@ -1,6 +1,7 @@
-// GET /api/traces, /api/traces/{trace_id} and /api/metrics/summary|errors|rules|breakdown (viewer).
+// GET /api/traces, /api/traces/{trace_id} and /api/metrics/summary|errors|rules|breakdown (viewer);
+// everything but one trace by id runs in a report reader thread (src/store/reader.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { MetricsService } from './metrics.js';
+import type { ReportReader } from '../store/reader.js';
 import {
   BreakdownQuery,
   BreakdownSchema,
@@ -15,14 +16,15 @@ import {
 } from './schemas.js';
 import type { TraceService } from './service.js';
 
-export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; metrics: MetricsService }> = async (app, { traces, metrics }) => {
+export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; reports: ReportReader }> = async (app, { traces, reports }) => {
   app.get(
     '/api/traces',
     {
       config: { access: 'viewer' },
       schema: { tags: ['traces'], summary: 'Recorded decisions, newest first, with filters', querystring: ListTracesQuery, response: { 200: TraceList } },
     },
-    async (request) => traces.list(request.query),
+    // A search with filters on the JSON columns can read every decision: it runs in a reader thread.
+    async (request) => reports.run('traces.search', request.query),
   );
 
   app.get(
@@ -41,7 +43,7 @@ export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; metr
       config: { access: 'viewer' },
       schema: { tags, summary: 'Decisions, verdicts, rates, latency percentiles, degraded checks and findings opened in a range', querystring: MetricsQuery, response: { 200: SummarySchema } },
     },
-    async (request) => metrics.summary(request.query),
+    async (request) => reports.run('metrics.summary', request.query),
   );
   app.get(
     '/api/metrics/errors',
@@ -49,7 +51,7 @@ export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; metr
       config: { access: 'viewer' },
       schema: { tags, summary: 'Degraded decisions by detector and status, and budget_breach findings', querystring: MetricsQuery, response: { 200: ErrorsSchema } },
     },
-    async (request) => metrics.errors(request.query),
+    async (request) => reports.run('metrics.errors', request.query),
   );
   app.get(
     '/api/metrics/rules',
@@ -57,7 +59,7 @@ export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; metr
       config: { access: 'viewer' },
       schema: { tags, summary: 'Per rule: how often it fired, by effect and mode, and when last', querystring: MetricsQuery, response: { 200: RuleMetricsSchema } },
     },
-    async (request) => metrics.rules(request.query),
+    async (request) => reports.run('metrics.rules', request.query),
   );
   app.get(
     '/api/metrics/breakdown',
@@ -65,6 +67,6 @@ export const traceRoutes: FastifyPluginAsyncTypebox<{ traces: TraceService; metr
       config: { access: 'viewer' },
       schema: { tags, summary: 'Decisions counted per value of one dimension, with blocks', querystring: BreakdownQuery, response: { 200: BreakdownSchema } },
     },
-    async (request) => metrics.breakdown(request.query),
+    async (request) => reports.run('metrics.breakdown', request.query),
   );
 };

@@ -3,7 +3,7 @@
 import { decodeCursor, pageOf } from '../http/paging.js';
 import { notFound, problem } from '../http/problems.js';
 import type { Clock } from '../lib/clock.js';
-import type { Store } from '../store/db.js';
+import type { ReadStore } from '../store/reader.js';
 import type { TraceRow } from '../store/tables.js';
 import type { ListTracesQuery, Trace } from './schemas.js';
 import { getTrace, listTraces, type TraceFilter } from './store.js';
@@ -57,7 +57,7 @@ export function traceToWire(row: TraceRow): Trace {
 
 export class TraceService {
   constructor(
-    private readonly store: Store,
+    private readonly store: ReadStore,
     private readonly clock: Clock,
   ) {}
 
