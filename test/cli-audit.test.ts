@@ -1,9 +1,10 @@
 // `parapet audit verify|checkpoint` as an operator runs them: the built CLI against a gateway
 // process, through PARAPET_URL and PARAPET_TOKEN; a chain altered in the database exits 1.
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runParapet, startServerProcess, type ServerProcess } from './helpers/process.js';
 
@@ -77,5 +78,48 @@ describe('parapet audit (sqlite)', () => {
     } finally {
       database.close();
     }
+  });
+
+  it('saves the signed head and checks the chain still holds it', async () => {
+    const saved = await runParapet(['audit', 'head', '-o', 'head.json'], env, cwd);
+    expect(saved.code).toBe(0);
+    expect(saved.stdout).toMatch(/^wrote head\.json: checkpoint chk_\w+ at seq \d+/);
+    const head = JSON.parse(readFileSync(path.join(cwd, 'head.json'), 'utf8'));
+    expect(head.public_key.public_key_pem).toContain('BEGIN PUBLIC KEY');
+    const checked = await runParapet(['audit', 'verify', '--head', 'head.json'], env, cwd);
+    expect(checked.stderr).toBe('');
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain(`exported head ${head.checkpoint.id} (seq ${head.checkpoint.seq}) still in the chain`);
+    const missing = await runParapet(['audit', 'verify', '--head', 'nowhere.json'], env, cwd);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--head nowhere.json is not a readable JSON file');
+  });
+
+  it('verifies an evidence package offline, zip or folder, and exits 1 when an audit entry in it was altered', async () => {
+    const created = await runParapet(['evidence', 'create'], env, cwd);
+    expect(created.code).toBe(0);
+    const id = created.stdout.trim().split(/\s+/)[0] ?? '';
+    expect((await runParapet(['evidence', 'download', id, '-o', 'package.zip'], env, cwd)).code).toBe(0);
+    writeFileSync(path.join(cwd, 'key.pem'), JSON.parse(readFileSync(path.join(cwd, 'head.json'), 'utf8')).public_key.public_key_pem);
+
+    // Offline: no gateway URL or token in the environment.
+    const offline = { PARAPET_PROFILE_FILE: path.join(cwd, 'none.json') };
+    const good = await runParapet(['audit', 'verify', '--package', 'package.zip', '--public-key', 'key.pem', '--head', 'head.json'], offline, cwd);
+    expect(good.stderr).toBe('');
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/evidence package verified offline: files match SHA256SUMS, \d+ audit entries \(seq \d+\.\.\d+\) chain, \d+ checkpoints signed/);
+
+    const folder = path.join(cwd, 'extracted');
+    mkdirSync(folder);
+    for (const [name, bytes] of Object.entries(unzipSync(readFileSync(path.join(cwd, 'package.zip'))))) writeFileSync(path.join(folder, name), bytes);
+    expect((await runParapet(['audit', 'verify', '--package', 'extracted'], offline, cwd)).code).toBe(0);
+    const lines = readFileSync(path.join(folder, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const first = JSON.parse(lines[0] ?? '{}');
+    lines[0] = JSON.stringify({ ...first, actor: 'someone else' });
+    writeFileSync(path.join(folder, 'audit.jsonl'), `${lines.join('\n')}\n`);
+    const tampered = await runParapet(['audit', 'verify', '--package', 'extracted'], offline, cwd);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain('audit.jsonl does not match its sha256 in SHA256SUMS');
+    expect(tampered.stdout).toContain(`audit.jsonl: seq ${first.seq} (${first.id}) does not match its hash (altered)`);
   });
 });

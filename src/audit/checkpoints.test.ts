@@ -1,14 +1,15 @@
-// The checkpoint format, pinned so that someone holding the secret key can check a checkpoint
-// with nothing but HKDF and HMAC: key = HKDF-SHA256(sha256(secret_key), salt empty, info
-// 'parapet audit checkpoint v1'), signature = HMAC-SHA256(key, canonical JSON of {seq, hash, at}).
-import { createHash, createHmac, hkdfSync } from 'node:crypto';
+// The checkpoint format, pinned so that anyone holding the public key can check a checkpoint with
+// nothing but Ed25519: seed = HKDF-SHA256(sha256(secret_key), salt empty, info 'parapet audit
+// checkpoint ed25519 v2'), signature = Ed25519 over the canonical JSON of {format, id, seq, hash,
+// at, key_id}. Older checkpoints: HMAC-SHA256(HKDF(…, 'parapet audit checkpoint v1'), {seq, hash, at}).
+import { createHash, createHmac, createPrivateKey, createPublicKey, hkdfSync, verify } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withGateway } from '../../test/helpers/gateway.js';
 import { Sealer } from '../lib/sealed.js';
-import { AuditCheckpoints, CHECKPOINT_KEY_PURPOSE } from './checkpoints.js';
+import { AuditCheckpoints, CHECKPOINT_KEY_PURPOSE, SIGNING_KEY_PURPOSE } from './checkpoints.js';
 
 const SECRET = 'checkpoint-test-secret-key-0123456789abcdef';
 
@@ -26,18 +27,41 @@ describe('audit checkpoints', () => {
     expect(expected.equals(master)).toBe(false);
   });
 
-  it('signs {seq, hash, at} with HMAC-SHA256 under the derived key and names the key by its hash', async () => {
+  it('signs the canonical JSON of {format, id, seq, hash, at, key_id} with Ed25519 from a seed derived by HKDF', async () => {
     const { auditCheckpoints } = ctx.gateway.app.services;
     const checkpoint = await auditCheckpoints.create('tester');
-    const key = Buffer.from(hkdfSync('sha256', createHash('sha256').update(SECRET).digest(), Buffer.alloc(0), Buffer.from('parapet audit checkpoint v1'), 32));
-    const message = `{"at":"${checkpoint.at}","hash":"${checkpoint.hash}","seq":${checkpoint.seq}}`;
-    expect(checkpoint.signature).toBe(createHmac('sha256', key).update(message).digest('hex'));
-    expect(checkpoint.key_id).toBe(createHash('sha256').update(key).digest('hex').slice(0, 16));
-    expect(checkpoint.created_by).toBe('tester');
+    const seed = Buffer.from(hkdfSync('sha256', createHash('sha256').update(SECRET).digest(), Buffer.alloc(0), Buffer.from(SIGNING_KEY_PURPOSE), 32));
+    const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+    const publicKey = createPublicKey(privateKey);
+    const rawPublic = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url');
+    expect(checkpoint.key_id).toBe(createHash('sha256').update(rawPublic).digest('hex').slice(0, 16));
+    const message = `{"at":"${checkpoint.at}","format":"parapet.audit-checkpoint/2","hash":"${checkpoint.hash}","id":"${checkpoint.id}","key_id":"${checkpoint.key_id}","seq":${checkpoint.seq}}`;
+    expect(verify(null, Buffer.from(message), publicKey, Buffer.from(checkpoint.signature, 'base64url'))).toBe(true);
+    expect(checkpoint).toMatchObject({ algorithm: 'ed25519', created_by: 'tester' });
+    // The published key is the one that checks it.
+    expect(auditCheckpoints.publicKey()).toEqual({ algorithm: 'ed25519', key_id: checkpoint.key_id, public_key_pem: publicKey.export({ format: 'pem', type: 'spki' }) });
     const stored = await ctx.gateway.store.db.selectFrom('audit_checkpoints').selectAll().where('id', '=', checkpoint.id).executeTakeFirstOrThrow();
     expect({ ...stored, seq: Number(stored.seq) }).toEqual(checkpoint);
-    // The database does not hold the key: neither the secret nor the derived key appears in any column.
-    expect(JSON.stringify(stored)).not.toContain(key.toString('hex'));
+    // The database does not hold the private key: the seed appears in no column.
+    expect(JSON.stringify(stored)).not.toContain(seed.toString('hex'));
+    expect(JSON.stringify(stored)).not.toContain(seed.toString('base64url'));
+  });
+
+  it('still checks a checkpoint signed with HMAC-SHA256 before Ed25519', async () => {
+    const { auditCheckpoints } = ctx.gateway.app.services;
+    const made = await auditCheckpoints.create('tester');
+    const key = Buffer.from(hkdfSync('sha256', createHash('sha256').update(SECRET).digest(), Buffer.alloc(0), Buffer.from(CHECKPOINT_KEY_PURPOSE), 32));
+    const legacy = {
+      ...made,
+      algorithm: 'hmac-sha256',
+      key_id: createHash('sha256').update(key).digest('hex').slice(0, 16),
+      signature: createHmac('sha256', key).update(`{"at":"${made.at}","hash":"${made.hash}","seq":${made.seq}}`).digest('hex'),
+    };
+    expect(auditCheckpoints.verifySignature(legacy)).toBe(true);
+    expect(auditCheckpoints.verifySignature({ ...legacy, at: '2020-01-01T00:00:00.000Z' })).toBe(false);
+    // An Ed25519 signature relabelled as HMAC, or the reverse, does not pass.
+    expect(auditCheckpoints.verifySignature({ ...made, algorithm: 'hmac-sha256' })).toBe(false);
+    expect(auditCheckpoints.verifySignature({ ...legacy, algorithm: 'ed25519' })).toBe(false);
   });
 
   it('seals the head including its own entry even while other appends race it', async () => {

@@ -6,6 +6,7 @@ import type { Insertable, Transaction } from 'kysely';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { storableValue } from '../lib/storable-text.js';
 import type { Store } from '../store/db.js';
 import type { AuditEntriesTable, Database } from '../store/tables.js';
 
@@ -127,7 +128,9 @@ export class AuditLog {
     const written: AppendedEntry[] = [];
     for (const input of inputs) {
       seq += 1;
-      const entry: HashedEntry = {
+      // Hashed as it will be stored: the databases turn NUL and lone surrogates into U+FFFD, and a
+      // hash over the text in memory would never match the stored row again.
+      const entry: HashedEntry = storableValue({
         seq,
         id: newId('aud'),
         at: this.clock.now().toISOString(),
@@ -135,7 +138,7 @@ export class AuditLog {
         action: input.action,
         target: input.target ?? null,
         detail: input.detail ?? {},
-      };
+      });
       const hash = entryHash(prevHash, entry);
       rows.push({ ...entry, detail: canonicalJson(entry.detail), prev_hash: prevHash, hash });
       written.push({ seq, id: entry.id, at: entry.at, hash });

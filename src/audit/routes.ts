@@ -1,9 +1,9 @@
 // POST /api/audit/checkpoint, GET /api/audit/entries, POST /api/audit/verify (spec 02 "Traces,
-// metrics, audit, export").
+// metrics, audit, export"), and GET /api/audit/head (the signed head to keep elsewhere).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Principal } from '../auth/principal.js';
 import { EmptyBody } from '../http/schemas.js';
-import { AuditEntryList, AuditVerificationSchema, CheckpointSchema, ListAuditEntriesQuery, VerifyAuditQuery } from './schemas.js';
+import { AuditEntryList, AuditVerificationSchema, CheckpointSchema, ListAuditEntriesQuery, SignedHeadSchema, VerifyAuditBody, VerifyAuditQuery } from './schemas.js';
 import type { AuditService } from './service.js';
 
 const tags = ['audit'];
@@ -39,11 +39,28 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditService }> = a
       schema: {
         tags,
         summary: 'Recompute the chain over a range of seq and check the checkpoints in it; names the first entry that does not verify',
+        description:
+          'With a head exported earlier by GET /api/audit/head in the body ({"head": …}), also checks that the chain still holds it: a chain rewritten since is detected even when its checkpoint rows were removed with it.',
         querystring: VerifyAuditQuery,
-        body: EmptyBody,
+        body: VerifyAuditBody,
         response: { 200: AuditVerificationSchema },
       },
     },
-    async (request) => audit.verify(request.query),
+    async (request) => audit.verify(request.query, request.body),
+  );
+
+  app.get(
+    '/api/audit/head',
+    {
+      config: { access: 'viewer' },
+      schema: {
+        tags,
+        summary: 'The latest signed checkpoint and the public key that checks it: export it and keep it outside the gateway',
+        description:
+          'Kept elsewhere (as transparency logs publish their signed heads), it lets POST /api/audit/verify and `parapet audit verify --head` detect a chain rewritten later by someone with write access to the database. 404 until the first checkpoint.',
+        response: { 200: SignedHeadSchema },
+      },
+    },
+    async () => audit.head(),
   );
 };

@@ -2,11 +2,13 @@
 // walks the chain in pages, so its memory does not grow with the chain.
 import { actorOf, type Principal } from '../auth/principal.js';
 import { problem } from '../http/problems.js';
+import { storableValue } from '../lib/storable-text.js';
 import type { Store } from '../store/db.js';
 import type { AuditEntryRow } from '../store/tables.js';
 import type { AuditCheckpoints, Checkpoint } from './checkpoints.js';
 import { GENESIS_HASH, entryHash } from './log.js';
-import type { AuditEntry, AuditVerification, BadEntryReason, ListAuditEntriesQuery, VerifyAuditQuery } from './schemas.js';
+import type { AuditEntry, AuditVerification, BadEntryReason, CheckpointReference, ListAuditEntriesQuery, SignedHead, VerifyAuditBody, VerifyAuditQuery } from './schemas.js';
+import { CHECKPOINT_ACTION } from './signing.js';
 import { AuditStore } from './store.js';
 
 /** Entries read per query while verifying. */
@@ -45,11 +47,18 @@ export class AuditService {
     return this.checkpoints.create(actorOf(caller));
   }
 
+  /** The latest signed checkpoint and the public key that checks it: a head to keep elsewhere. */
+  async head(): Promise<SignedHead> {
+    const checkpoint = await this.checkpoints.latest();
+    if (checkpoint === null) throw problem('unknown-id', 'the audit chain has no checkpoint yet: POST /api/audit/checkpoint seals its head');
+    return { checkpoint, public_key: this.checkpoints.publicKey() };
+  }
+
   /**
    * Walks [start_seq, end_seq] in seq order and names the first entry that does not verify; then
    * checks the checkpoints of the range against their signatures and the stored chain.
    */
-  async verify(query: VerifyAuditQuery): Promise<AuditVerification> {
+  async verify(query: VerifyAuditQuery, body: VerifyAuditBody = {}): Promise<AuditVerification> {
     if (query.start_seq !== undefined && query.end_seq !== undefined && query.start_seq > query.end_seq) {
       throw problem('invalid-request', 'start_seq is after end_seq', [{ field: '/querystring/start_seq', message: 'must not be greater than end_seq' }]);
     }
@@ -60,33 +69,80 @@ export class AuditService {
 
     let checked = 0;
     let firstBad: AuditVerification['first_bad'] = null;
+    let referenced: CheckpointReference[] = [];
     if (start <= end) {
       const walk = await this.walk(start, end);
       checked = walk.checked;
       firstBad = walk.firstBad;
+      referenced = walk.referenced;
     }
 
     // With no end_seq, checkpoints past the head are checked too: a cut-off tail leaves no gap in
     // the chain, only a checkpoint whose entry is gone.
     const checkpoints = await this.checkpoints.inRange(start, query.end_seq ?? null);
-    const stored = await this.entries.hashesAt([...new Set(checkpoints.map((checkpoint) => checkpoint.seq))]);
-    const checkedCheckpoints = checkpoints.map((checkpoint) => ({
-      id: checkpoint.id,
-      seq: checkpoint.seq,
-      signature_valid: this.checkpoints.verifySignature(checkpoint),
-      matches_chain: stored.get(checkpoint.seq) === checkpoint.hash,
-    }));
+    const checkedCheckpoints = await this.checkAgainstChain(checkpoints);
     const checkpointsOk = checkedCheckpoints.every((checkpoint) => checkpoint.signature_valid && checkpoint.matches_chain);
-    return { ok: firstBad === null && checkpointsOk, checked, start_seq: start, end_seq: end, first_bad: firstBad, checkpoints: checkedCheckpoints };
+
+    // Every audit.checkpoint entry names its checkpoint: a row deleted (to hide a rewritten and
+    // re-hashed chain from its signature) leaves the entry behind.
+    const stored = await this.checkpoints.byIds(referenced.map((reference) => reference.id));
+    const missing = referenced.filter((reference) => stored.get(reference.id)?.seq !== reference.seq);
+
+    const exportedHead = body.head === undefined ? null : await this.checkHead(body.head);
+    const headOk = exportedHead === null || (exportedHead.signature_valid && exportedHead.matches_chain && exportedHead.stored);
+    return {
+      ok: firstBad === null && checkpointsOk && missing.length === 0 && headOk,
+      checked,
+      start_seq: start,
+      end_seq: end,
+      first_bad: firstBad,
+      checkpoints: checkedCheckpoints,
+      missing_checkpoints: missing,
+      head: exportedHead,
+    };
   }
 
-  private async walk(start: number, end: number): Promise<{ checked: number; firstBad: AuditVerification['first_bad'] }> {
+  /** Each checkpoint's signature, and whether the entry at its seq is its own and still has its hash. */
+  private async checkAgainstChain(checkpoints: Checkpoint[]): Promise<AuditVerification['checkpoints']> {
+    const stored = await this.entries.entriesAt([...new Set(checkpoints.map((checkpoint) => checkpoint.seq))]);
+    return checkpoints.map((checkpoint) => {
+      const entry = stored.get(checkpoint.seq);
+      return {
+        id: checkpoint.id,
+        seq: checkpoint.seq,
+        signature_valid: this.checkpoints.verifySignature(checkpoint),
+        matches_chain: entry !== undefined && entry.hash === checkpoint.hash && entry.action === CHECKPOINT_ACTION && entry.target === checkpoint.id,
+      };
+    });
+  }
+
+  /**
+   * A head exported earlier (GET /api/audit/head) and kept outside the database: signed by this
+   * gateway, still the hash of the chain at its seq, and still stored. A chain rewritten and
+   * re-hashed since fails here even when every checkpoint row was removed with it.
+   */
+  private async checkHead(exported: SignedHead): Promise<NonNullable<AuditVerification['head']>> {
+    // Looked up as the databases would store it: a NUL in a made-up id must not reach PostgreSQL.
+    const { checkpoint } = storableValue(exported);
+    const [checked] = await this.checkAgainstChain([checkpoint]);
+    const stored = (await this.checkpoints.byIds([checkpoint.id])).get(checkpoint.id);
+    return {
+      id: checkpoint.id,
+      seq: checkpoint.seq,
+      signature_valid: checked?.signature_valid ?? false,
+      matches_chain: checked?.matches_chain ?? false,
+      stored: stored !== undefined && stored.seq === checkpoint.seq && stored.hash === checkpoint.hash && stored.signature === checkpoint.signature,
+    };
+  }
+
+  private async walk(start: number, end: number): Promise<{ checked: number; firstBad: AuditVerification['first_bad']; referenced: CheckpointReference[] }> {
     // A range that starts mid-chain links to the stored hash of the entry before it; when that
     // entry is missing, the first entry of the range has nothing to link to (a gap).
     let previousHash: string | undefined = start === 1 ? GENESIS_HASH : await this.entries.hashAt(start - 1);
     let expectedSeq = start;
     let checked = 0;
-    const bad = (row: AuditEntryRow, reason: BadEntryReason) => ({ checked, firstBad: { seq: row.seq, id: row.id, reason } });
+    const referenced: CheckpointReference[] = [];
+    const bad = (row: AuditEntryRow, reason: BadEntryReason) => ({ checked, firstBad: { seq: row.seq, id: row.id, reason }, referenced });
 
     while (expectedSeq <= end) {
       const page = await this.entries.page(expectedSeq, end, VERIFY_PAGE);
@@ -94,6 +150,7 @@ export class AuditService {
         checked += 1;
         const reason = badReason(row, expectedSeq, previousHash);
         if (reason !== null) return bad(row, reason);
+        if (row.action === CHECKPOINT_ACTION && row.target !== null) referenced.push({ id: row.target, seq: row.seq });
         previousHash = row.hash;
         expectedSeq = row.seq + 1;
       }
@@ -107,7 +164,7 @@ export class AuditService {
         return bad(next, 'gap');
       }
     }
-    return { checked, firstBad: null };
+    return { checked, firstBad: null, referenced };
   }
 }
 

@@ -49,16 +49,16 @@ export class AuditStore {
     return (await this.store.db.selectFrom('audit_entries').select('hash').where('seq', '=', seq).executeTakeFirst())?.hash;
   }
 
-  /** Stored hashes by seq for the seqs given that exist. */
-  async hashesAt(seqs: number[]): Promise<Map<number, string>> {
-    const hashes = new Map<number, string>();
+  /** The stored hash, action and target by seq, for the seqs given that exist. */
+  async entriesAt(seqs: number[]): Promise<Map<number, { hash: string; action: string; target: string | null }>> {
+    const entries = new Map<number, { hash: string; action: string; target: string | null }>();
     // In chunks: a parameter per seq, and the engines cap parameters per statement.
     for (let index = 0; index < seqs.length; index += 500) {
       const chunk = seqs.slice(index, index + 500);
-      const rows = await this.store.db.selectFrom('audit_entries').select(['seq', 'hash']).where('seq', 'in', chunk).execute();
-      for (const row of rows) hashes.set(row.seq, row.hash);
+      const rows = await this.store.db.selectFrom('audit_entries').select(['seq', 'hash', 'action', 'target']).where('seq', 'in', chunk).execute();
+      for (const row of rows) entries.set(Number(row.seq), { hash: row.hash, action: row.action, target: row.target });
     }
-    return hashes;
+    return entries;
   }
 
   /** The seq of the newest entry, 0 when the chain is empty. */

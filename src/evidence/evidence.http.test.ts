@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway, type TestGateway } from '../../test/helpers/gateway.js';
+import { entryHash } from '../audit/log.js';
+import { verifyEvidenceFiles } from '../audit/offline.js';
 import type { EvidenceStorage } from './storage.js';
 
 /** Wraps the gateway's real file storage; each queued error is thrown by one put. */
@@ -92,7 +94,17 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
     const zip = new Uint8Array(await download.arrayBuffer());
     expect(zip.length).toBe(created.size_bytes);
     const unzipped = unzipSync(zip);
-    expect(Object.keys(unzipped).sort()).toEqual(['SHA256SUMS', 'approvals.jsonl', 'audit.jsonl', 'decisions.jsonl', 'findings.jsonl', 'manifest.json', 'policies.jsonl']);
+    expect(Object.keys(unzipped).sort()).toEqual([
+      'SHA256SUMS',
+      'VERIFY.txt',
+      'approvals.jsonl',
+      'audit-checkpoints.jsonl',
+      'audit.jsonl',
+      'decisions.jsonl',
+      'findings.jsonl',
+      'manifest.json',
+      'policies.jsonl',
+    ]);
     const manifestBytes = unzipped['manifest.json'] as Uint8Array;
     expect(sha256(manifestBytes)).toBe(created.manifest_sha256);
     const manifest = JSON.parse(strFromU8(manifestBytes));
@@ -111,6 +123,13 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
     const audit = lines('audit.jsonl');
     expect(audit.some((entry) => entry.action === 'policy.mode' && entry.target === 'baseline')).toBe(true);
     expect(Math.max(...audit.map((entry) => entry.seq))).toBeLessThanOrEqual(manifest.checkpoint.seq);
+    // What an auditor needs offline: the entries up to the checkpoint, the checkpoints, the public key, the algorithm.
+    expect(audit.at(-1)).toMatchObject({ seq: manifest.checkpoint.seq, action: 'audit.checkpoint', target: manifest.checkpoint.id });
+    expect(lines('audit-checkpoints.jsonl').map((row) => row.id)).toContain(manifest.checkpoint.id);
+    expect(manifest.audit).toMatchObject({ first_seq: audit[0].seq, last_seq: manifest.checkpoint.seq, public_key: { algorithm: 'ed25519', key_id: manifest.checkpoint.key_id } });
+    expect(manifest.audit.algorithm).toContain('RFC 8785');
+    expect(strFromU8(unzipped['VERIFY.txt'] as Uint8Array)).toContain('Ed25519');
+    expect(verifyEvidenceFiles(new Map(Object.entries(unzipped)))).toMatchObject({ ok: true });
 
     // The documented check: unzip pkg.zip -d pkg && (cd pkg && sha256sum -c SHA256SUMS).
     const dir = mkdtempSync(path.join(tmpdir(), 'parapet-evidence-'));
@@ -118,7 +137,9 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
       for (const [name, bytes] of Object.entries(unzipped)) writeFileSync(path.join(dir, name), bytes);
       const checked = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
       expect(checked.trim().split('\n').sort()).toEqual(
-        ['approvals.jsonl', 'audit.jsonl', 'decisions.jsonl', 'findings.jsonl', 'manifest.json', 'policies.jsonl'].map((name) => `${name}: OK`),
+        ['VERIFY.txt', 'approvals.jsonl', 'audit-checkpoints.jsonl', 'audit.jsonl', 'decisions.jsonl', 'findings.jsonl', 'manifest.json', 'policies.jsonl'].map(
+          (name) => `${name}: OK`,
+        ),
       );
       writeFileSync(path.join(dir, 'decisions.jsonl'), '{"tampered":true}\n');
       expect(() => execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, stdio: 'pipe' })).toThrow();
@@ -130,6 +151,44 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
     expect(listed.items[0]).toMatchObject({ id: created.id, status: 'ready' });
     const entry = await ctx.gateway.store.db.selectFrom('audit_entries').selectAll().where('action', '=', 'evidence.create').where('target', '=', created.id).executeTakeFirst();
     expect(entry).toBeDefined();
+  });
+
+  it('checks offline: an audit entry altered in the package fails, even with SHA256SUMS and later hashes redone', async () => {
+    await files();
+    await ctx.gateway.app.services.audit.append({ actor: 'ops', action: 'policy.mode', target: 'offline-check', detail: { mode: 'enforce' } });
+    const created = await json(ctx.gateway.request('/api/evidence', { method: 'POST', json: {} }));
+    const unzipped = unzipSync(new Uint8Array(await (await ctx.gateway.request(`/api/evidence/${created.id}/download`)).arrayBuffer()));
+    const pristine = new Map(Object.entries(unzipped));
+    expect(verifyEvidenceFiles(pristine)).toMatchObject({ ok: true });
+
+    const entries = strFromU8(unzipped['audit.jsonl'] as Uint8Array).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const victim = entries.findIndex((entry) => entry.target === 'offline-check');
+    expect(victim).toBeGreaterThanOrEqual(0);
+    entries[victim].detail = { mode: 'monitor' };
+    const withEntries = (rows: unknown[]) => {
+      const tampered = new Map(pristine);
+      const bytes = strToU8(rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+      tampered.set('audit.jsonl', bytes);
+      // The forger redoes SHA256SUMS too (manifest.json is not changed, so its line stays).
+      const sums = strFromU8(pristine.get('SHA256SUMS') as Uint8Array).replace(/^[0-9a-f]{64} {2}audit\.jsonl$/m, `${sha256(bytes)}  audit.jsonl`);
+      tampered.set('SHA256SUMS', strToU8(sums));
+      return tampered;
+    };
+
+    const altered = verifyEvidenceFiles(withEntries(entries));
+    expect(altered.ok).toBe(false);
+    expect(altered.lines.join('\n')).toContain(`seq ${entries[victim].seq} (${entries[victim].id}) does not match its hash`);
+
+    // Every later hash recomputed: the chain is consistent again, but the signed checkpoint is not.
+    let prevHash = entries[victim].prev_hash;
+    for (const entry of entries.slice(victim)) {
+      entry.prev_hash = prevHash;
+      entry.hash = entryHash(prevHash, { seq: entry.seq, id: entry.id, at: entry.at, actor: entry.actor, action: entry.action, target: entry.target, detail: entry.detail });
+      prevHash = entry.hash;
+    }
+    const rehashed = verifyEvidenceFiles(withEntries(entries));
+    expect(rehashed.ok).toBe(false);
+    expect(rehashed.lines.join('\n')).toContain('is not the one it sealed');
   });
 
   it('refuses a backwards or over-long period (400) before doing anything, and answers 404 for an unknown package', async () => {

@@ -1,9 +1,12 @@
 // Builds one evidence package: the records of a period as JSON Lines files, a manifest with the
 // sha256 of every file and the signed audit checkpoint that covers the audit entries, and a
-// SHA256SUMS file, zipped. Reads only; storing and recording the package is the service's job.
+// SHA256SUMS file, zipped. The audit part checks offline: the entries run up to the package's
+// checkpoint, the checkpoints among them and the public key are included, and VERIFY.txt says how.
+// Reads only; storing and recording the package is the service's job.
 import { createHash } from 'node:crypto';
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import type { Checkpoint } from '../audit/checkpoints.js';
+import { CHECKPOINT_FORMAT, type PublicKeyInfo } from '../audit/signing.js';
 import type { Store } from '../store/db.js';
 import type { EvidenceCounts, EvidenceScope } from './schemas.js';
 
@@ -13,6 +16,8 @@ export type AuditCheckpoint = Checkpoint;
 /** Makes a checkpoint of the audit chain's current head (AuditCheckpoints in src/audit/checkpoints.ts). */
 export interface CheckpointMaker {
   create(actor: string): Promise<AuditCheckpoint>;
+  publicKey(): PublicKeyInfo;
+  inRange(startSeq: number, endSeq: number | null): Promise<AuditCheckpoint[]>;
 }
 
 /** The bound policy packs with their current modes (PolicyService). */
@@ -43,18 +48,29 @@ export interface ManifestFile {
 }
 
 export interface Manifest {
-  format: 'parapet.evidence/1';
+  format: 'parapet.evidence/2';
   package_id: string;
   generated_at: string;
   generated_by: string;
   scope: EvidenceScope;
   counts: EvidenceCounts;
   checkpoint: AuditCheckpoint;
+  /** What checks the audit records offline. */
+  audit: { first_seq: number | null; last_seq: number; public_key: PublicKeyInfo; algorithm: string };
   files: ManifestFile[];
   verify: string;
 }
 
-export const VERIFY_COMMAND = 'unzip PACKAGE.zip -d pkg && (cd pkg && sha256sum -c SHA256SUMS)';
+export const VERIFY_COMMAND = 'unzip PACKAGE.zip -d pkg && (cd pkg && sha256sum -c SHA256SUMS); parapet audit verify --package PACKAGE.zip';
+
+/** How the audit records are checked, for an auditor without Parapet. */
+export const AUDIT_ALGORITHM =
+  `audit.jsonl holds consecutive audit entries ending at the package checkpoint. Each entry's hash is ` +
+  `sha256(prev_hash as hex text, then the UTF-8 RFC 8785 canonical JSON of {seq, id, at, actor, action, target, detail}) in hex; ` +
+  `prev_hash is the hash of the entry before (64 zeros before seq 1). Every audit.checkpoint entry names its checkpoint (target = id) in ` +
+  `audit-checkpoints.jsonl. An ed25519 checkpoint's signature (base64url) is Ed25519 over the UTF-8 RFC 8785 canonical JSON of ` +
+  `{format: "${CHECKPOINT_FORMAT}", id, seq, hash, at, key_id} under audit.public_key (key_id: the first 16 hex characters of sha256 ` +
+  `of the raw 32-byte public key), and its hash is the hash of the entry at its seq.`;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -89,6 +105,17 @@ export async function buildPackage(
 
   // The checkpoint comes first: the audit entries read below are those it covers (seq ≤ its seq).
   const checkpoint = await checkpoints.create(input.actor);
+  // From the first entry of the period up to the checkpoint, with no gap, so that the chain links
+  // to a signed head offline (entries after the period end are part of that link).
+  const firstAudit = await store.db
+    .selectFrom('audit_entries')
+    .select('seq')
+    .where('at', '>=', from)
+    .where('seq', '<=', checkpoint.seq)
+    .orderBy('seq')
+    .limit(1)
+    .executeTakeFirst();
+  const firstSeq = firstAudit === undefined ? checkpoint.seq : Number(firstAudit.seq);
   await policies.sync();
 
   let decisions = store.db.selectFrom('traces').selectAll().where('at', '>=', from).where('at', '<=', to);
@@ -105,15 +132,9 @@ export async function buildPackage(
     findings.orderBy('at').orderBy('id').execute(),
     approvals.orderBy('created_at').orderBy('id').execute(),
     store.db.selectFrom('policies').select(['key', 'mode', 'live_version', 'level', 'scope_id', 'compose', 'bound', 'updated_at']).orderBy('key').execute(),
-    store.db
-      .selectFrom('audit_entries')
-      .selectAll()
-      .where('at', '>=', from)
-      .where('at', '<=', to)
-      .where('seq', '<=', checkpoint.seq)
-      .orderBy('seq')
-      .execute(),
+    store.db.selectFrom('audit_entries').selectAll().where('seq', '>=', firstSeq).where('seq', '<=', checkpoint.seq).orderBy('seq').execute(),
   ]);
+  const auditCheckpoints = await checkpoints.inRange(firstSeq, checkpoint.seq);
 
   const stored = new Map(stateRows.map((row) => [row.key, row]));
   const packs = await policies.list();
@@ -136,6 +157,7 @@ export async function buildPackage(
     ['approvals.jsonl', approvalRows.map((row) => parseColumns(row, ['rules', 'arguments']))],
     ['policies.jsonl', policyRecords],
     ['audit.jsonl', auditRows.map((row) => parseColumns(row, ['detail']))],
+    ['audit-checkpoints.jsonl', auditCheckpoints],
   ];
   const counts: EvidenceCounts = {
     decisions: decisionRows.length,
@@ -153,21 +175,24 @@ export async function buildPackage(
     listed.push({ name, sha256: sha256(bytes), bytes: bytes.length, records: records.length });
   }
   const manifest: Manifest = {
-    format: 'parapet.evidence/1',
+    format: 'parapet.evidence/2',
     package_id: input.id,
     generated_at: input.generatedAt.toISOString(),
     generated_by: input.actor,
     scope,
     counts,
     checkpoint,
+    audit: { first_seq: auditRows.length === 0 ? null : firstSeq, last_seq: checkpoint.seq, public_key: checkpoints.publicKey(), algorithm: AUDIT_ALGORITHM },
     files: listed,
     verify: VERIFY_COMMAND,
   };
   const manifestBytes = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
   const manifestSha256 = sha256(manifestBytes);
   contents.set('manifest.json', manifestBytes);
+  const guide = strToU8(verifyGuide(manifest));
+  contents.set('VERIFY.txt', guide);
   // sha256sum's own format (two spaces, then the name), so the check needs nothing but coreutils.
-  const sums = [...listed.map((file) => `${file.sha256}  ${file.name}\n`), `${manifestSha256}  manifest.json\n`].join('');
+  const sums = [...listed.map((file) => `${file.sha256}  ${file.name}\n`), `${manifestSha256}  manifest.json\n`, `${sha256(guide)}  VERIFY.txt\n`].join('');
   contents.set('SHA256SUMS', strToU8(sums));
 
   const zippable: Zippable = {};
@@ -176,4 +201,20 @@ export async function buildPackage(
   const mtime = input.generatedAt.getTime() < Date.UTC(1980, 0, 2) ? new Date(Date.UTC(1980, 0, 2)) : input.generatedAt;
   const zip = zipSync(zippable, { level: 6, mtime });
   return { zip, manifest, manifestSha256, counts, checkpointId: checkpoint.id };
+}
+
+/** The plain-text guide in every package: what to check, and how, without Parapet. */
+function verifyGuide(manifest: Manifest): string {
+  return [
+    `Evidence package ${manifest.package_id}, generated ${manifest.generated_at} by ${manifest.generated_by}.`,
+    '',
+    '1. Files: sha256sum -c SHA256SUMS (every file, manifest.json included).',
+    `2. Audit chain: ${AUDIT_ALGORITHM}`,
+    `3. The package checkpoint (manifest.json "checkpoint", seq ${manifest.checkpoint.seq}) seals the last entry of audit.jsonl; its`,
+    `   public key is manifest.json "audit.public_key" (key_id ${manifest.audit.public_key.key_id}). Compare that key with the one the`,
+    '   gateway publishes (GET /api/audit/head) or one you kept; a head you exported earlier must match the entry at its seq.',
+    '',
+    'All of this in one command, offline: parapet audit verify --package PACKAGE.zip [--public-key key.pem] [--head head.json]',
+    '',
+  ].join('\n');
 }

@@ -50,6 +50,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<TokenRoutesOptions> = async 
       schema: {
         tags,
         summary: "Revoke a token by id (admins may revoke anyone's)",
+        description:
+          "Needs a role at least as strong as the token's (viewer < operator < admin; a traffic token counts as operator), or the token itself. The bootstrap admin token (PARAPET_ADMIN_TOKEN or the one minted at first start) is never revoked through the API: 409; `parapet admin token revoke` on the gateway's host can.",
         params: TokenIdParams,
         body: EmptyBody,
         response: { 200: TokenSchema },

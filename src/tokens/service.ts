@@ -105,6 +105,7 @@ export class TokenService {
     if (row === undefined || (caller !== null && !this.seesAll(caller) && row.owner !== ownerOf(caller))) {
       throw notFound('token', id);
     }
+    if (caller !== null) assertMayRevoke(caller, row);
     if (row.revoked_at !== null) throw problem('conflict', `token ${id} is already revoked`);
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
@@ -180,6 +181,40 @@ export class TokenService {
     if (row.revoked_at !== null) return 'revoked';
     if (row.expires_at !== null && row.expires_at <= this.clock.now().toISOString()) return 'expired';
     return 'active';
+  }
+}
+
+/** Who made the bootstrap admin token: PARAPET_ADMIN_TOKEN (`environment`) or the first start (`bootstrap`). */
+const BOOTSTRAP_CREATORS: ReadonlySet<string> = new Set(['environment', 'bootstrap']);
+
+/**
+ * How strong a token is for revocation: its role's rank; a traffic token ranks as an operator
+ * token, so operators may revoke the traffic tokens of their owner (and viewers may not).
+ */
+function revocationRank(row: ApiTokenRow): number {
+  return row.role === null ? ROLE_RANK.operator : ROLE_RANK[row.role];
+}
+
+/**
+ * Revocation through the API needs a role at least as strong as the token's: owners are shared
+ * (everything the bootstrap admin mints is owned by `admin`), so ownership alone would let an
+ * operator lock its admin out. Any token may revoke itself (logout). The bootstrap admin token is
+ * never revoked through the API: it is the way back in; `parapet admin token revoke` (the storage's
+ * own authority, on the gateway's host) retires it.
+ */
+function assertMayRevoke(caller: Principal, row: ApiTokenRow): void {
+  const self = caller.kind !== 'agent' && caller.tokenId === row.id;
+  const callerRank = caller.kind === 'operator' ? ROLE_RANK[caller.role] : 0;
+  if (!self && callerRank < revocationRank(row)) {
+    const withArticle = (kind: string) => `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
+    const callerKind = caller.kind === 'operator' ? caller.role : caller.kind;
+    throw problem('forbidden', `${withArticle(callerKind)} token cannot revoke ${withArticle(row.role ?? 'traffic')} token`);
+  }
+  if (row.role === 'admin' && BOOTSTRAP_CREATORS.has(row.created_by)) {
+    throw problem(
+      'conflict',
+      `token ${row.id} is the bootstrap admin token and cannot be revoked through the API; use \`parapet admin token revoke ${row.id}\` on the gateway's host`,
+    );
   }
 }
 
