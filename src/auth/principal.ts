@@ -32,6 +32,9 @@ export function actorOf(principal: Principal | null): string {
   return `${principal.owner} (${principal.tokenId})`;
 }
 
+/** The longest agent name a request may give, as in the guard bodies' `agent` field. */
+const MAX_AGENT_HEADER = 200;
+
 /**
  * The agent an agent-traffic request speaks for (CONTRACT.md "Naming the agent"). An agent
  * credential speaks only for its own agent; a traffic token names the agent in the body or the
@@ -40,6 +43,11 @@ export function actorOf(principal: Principal | null): string {
  */
 export function speakingAgent(principal: Principal, named: { body?: string; header?: string }): string {
   const { body, header } = named;
+  // Node strips the spaces around a header value, so a header of only whitespace arrives empty:
+  // present, it must name an agent, as the body field would (1 to 200 characters).
+  if (header !== undefined && (header.trim() === '' || header.length > MAX_AGENT_HEADER)) {
+    throw problem('invalid-request', `X-Parapet-Agent must name the agent: 1 to ${MAX_AGENT_HEADER} characters, not blank`);
+  }
   if (principal.kind === 'agent') {
     for (const claimed of [body, header]) {
       if (claimed !== undefined && claimed !== principal.agentSlug) {

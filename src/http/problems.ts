@@ -24,10 +24,12 @@ const CATALOGUE = {
   'unknown-route': { status: 404, title: 'No such route' },
   'conflict': { status: 409, title: 'The request conflicts with the current state' },
   'body-too-large': { status: 413, title: 'The request body is too large' },
-  'uri-too-long': { status: 414, title: 'A path segment is too long' },
+  'request-timeout': { status: 408, title: 'The request did not arrive in time' },
+  'uri-too-long': { status: 414, title: 'The request URI is too long' },
   'unsupported-media-type': { status: 415, title: 'The request body has an unsupported content type' },
   'refused': { status: 422, title: 'The request was understood and refused' },
   'rate-limited': { status: 429, title: 'Too many requests' },
+  'headers-too-large': { status: 431, title: 'The request headers are too large' },
   'internal': { status: 500, title: 'Internal error' },
   'unavailable': { status: 503, title: 'The service is not available' },
 } as const;

@@ -2,8 +2,20 @@
 // and the line and column in the text (YAML syntax errors and schema errors alike). No HTTP, no
 // storage here.
 import Value from 'typebox/value';
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { CST, isNode, LineCounter, parseDocument, Parser, type Document } from 'yaml';
 import { PackTextSchema, type Pack } from './schema.js';
+
+/**
+ * How deep maps and lists may nest in policy text. A pack needs about five levels; the YAML
+ * composer recurses per level and overflows the stack a few hundred levels down.
+ */
+export const MAX_YAML_DEPTH = 64;
+/**
+ * The alias budget handed to the yaml package (its default, said out loud): it counts alias
+ * expansions so that a few anchors referring to each other ("billion laughs") cannot expand into
+ * gigabytes.
+ */
+const MAX_ALIAS_COUNT = 100;
 
 export interface PackError {
   path: string;
@@ -36,7 +48,35 @@ function position(document: Document, lines: LineCounter, pointer: string): { li
   return {};
 }
 
+/**
+ * Offset of the first map or list nested deeper than `maxDepth`, or null. Walks the concrete
+ * syntax tree, which the yaml lexer and parser build without recursion, with a stack of its own.
+ */
+function tooDeepAt(text: string, maxDepth: number, lines: LineCounter): number | null {
+  const pending: Array<{ token: CST.Token; depth: number }> = [];
+  for (const token of new Parser(lines.addNewLine).parse(text)) pending.push({ token, depth: 0 });
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { token, depth } = next;
+    if (token.type === 'document') {
+      if (token.value !== undefined) pending.push({ token: token.value, depth });
+    } else if (CST.isCollection(token)) {
+      if (depth + 1 > maxDepth) return token.offset;
+      for (const item of token.items) {
+        if (item.key !== undefined && item.key !== null) pending.push({ token: item.key, depth: depth + 1 });
+        if (item.value !== undefined) pending.push({ token: item.value, depth: depth + 1 });
+      }
+    }
+  }
+  return null;
+}
+
 export function parsePack(text: string): Pack {
+  const depthLines = new LineCounter();
+  const deep = tooDeepAt(text, MAX_YAML_DEPTH, depthLines);
+  if (deep !== null) {
+    const { line, col } = depthLines.linePos(deep);
+    throw new PackInvalid([{ path: '', message: `the YAML nests maps and lists deeper than ${MAX_YAML_DEPTH} levels`, line, column: col }]);
+  }
   const lines = new LineCounter();
   const document = parseDocument(text, { prettyErrors: true, lineCounter: lines });
   if (document.errors.length > 0) {
@@ -49,7 +89,14 @@ export function parsePack(text: string): Pack {
       })),
     );
   }
-  const value: unknown = document.toJS();
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // The yaml package throws a ReferenceError when aliases expand past the budget.
+    if (!(error instanceof ReferenceError)) throw error;
+    throw new PackInvalid([{ path: '', message: `the YAML's aliases expand beyond what a policy needs (more than ${MAX_ALIAS_COUNT} alias expansions)` }]);
+  }
   const errors = [...Value.Errors(PackTextSchema, value)].map((error) => ({
     path: error.instancePath,
     message: error.message,
