@@ -1,7 +1,10 @@
 // Approvals for held tool calls. The pipeline holds an escalated tool call here (pending); a
 // person approves or denies it; the same agent's same call (tool and canonical arguments) that
 // carries the approval id then goes through exactly once: using an approval is one conditional
-// update, so two concurrent retries (in one process or several) cannot both pass.
+// update, so two concurrent retries (in one process or several) cannot both pass. A call has at
+// most one pending approval: retries while it waits (or after its approval was used) are held on
+// that same approval, by a unique key on pending approvals.
+import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
 import { parseJsonArray } from '../agents/directory.js';
@@ -16,6 +19,12 @@ import type { Approval, ListApprovalsQuery } from './schemas.js';
 
 /** How long a held call waits for a person before its approval lapses. */
 export const APPROVAL_TTL_MS = 24 * 3_600_000;
+
+const HOLD_ROUNDS = 5;
+
+/** The one-pending-approval key of a call (also computed by migration 2026-11-25-11, which must not change). */
+export const pendingKeyOf = (agent: string, tool: string, argumentsSha256: string): string =>
+  createHash('sha256').update(JSON.stringify([agent, tool, argumentsSha256])).digest('hex');
 
 export class ApprovalService implements ApprovalGate {
   constructor(
@@ -47,31 +56,52 @@ export class ApprovalService implements ApprovalGate {
     };
   }
 
+  /**
+   * Holds a call for a person: returns the pending approval of the same agent, tool and canonical
+   * arguments when there is one, else opens one. The unique `pending_key` makes this exact across
+   * concurrent requests and gateway processes: an insert that loses the race does nothing, and the
+   * next round reads the winner's approval.
+   */
   async hold(input: Parameters<ApprovalGate['hold']>[0]): Promise<string> {
-    const now = this.clock.now();
-    const id = newId('apr');
-    await this.store.db
-      .insertInto('approvals')
-      .values({
-        id,
-        agent: input.agent,
-        tool: input.tool,
-        arguments_sha256: input.argumentsDigest,
-        arguments: input.arguments,
-        decision_id: input.decisionId,
-        rules: JSON.stringify(input.rules),
-        reason: input.reason,
-        status: 'pending',
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
-        decided_at: null,
-        decided_by: null,
-        rationale: null,
-        used_at: null,
-        used_decision_id: null,
-      })
-      .execute();
-    return id;
+    const key = pendingKeyOf(input.agent, input.tool, input.argumentsDigest);
+    // Each round ends with a pending approval found or opened, unless another request decided or
+    // lapsed it in between; a few rounds are plenty.
+    for (let round = 0; round < HOLD_ROUNDS; round += 1) {
+      const now = this.clock.now();
+      const existing = await this.store.db.selectFrom('approvals').select(['id', 'expires_at']).where('pending_key', '=', key).executeTakeFirst();
+      if (existing !== undefined) {
+        if (existing.expires_at > now.toISOString()) return existing.id;
+        // Lapsed: the row stays (it reads as expired) and gives up the key to a fresh approval.
+        await this.store.db.updateTable('approvals').set({ pending_key: null }).where('id', '=', existing.id).where('pending_key', '=', key).execute();
+      }
+      const id = newId('apr');
+      const inserted = await this.store.db
+        .insertInto('approvals')
+        .values({
+          id,
+          agent: input.agent,
+          tool: input.tool,
+          arguments_sha256: input.argumentsDigest,
+          arguments: input.arguments,
+          decision_id: input.decisionId,
+          rules: JSON.stringify(input.rules),
+          reason: input.reason,
+          status: 'pending',
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
+          decided_at: null,
+          decided_by: null,
+          rationale: null,
+          used_at: null,
+          used_decision_id: null,
+          pending_key: key,
+        })
+        .onConflict((conflict) => conflict.column('pending_key').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted !== undefined) return id;
+    }
+    throw problem('unavailable', `the approval of this ${input.tool} call changed while the call was being held; try again`);
   }
 
   async use(input: Parameters<ApprovalGate['use']>[0]): Promise<{ ok: true } | { ok: false; why: string }> {
@@ -132,7 +162,7 @@ export class ApprovalService implements ApprovalGate {
     await this.audit.transact(async (trx, append) => {
       const result = await trx
         .updateTable('approvals')
-        .set({ status: outcome, decided_at: now, decided_by: actor, rationale: rationale ?? null })
+        .set({ status: outcome, decided_at: now, decided_by: actor, rationale: rationale ?? null, pending_key: null })
         .where('id', '=', id)
         .where('status', '=', 'pending')
         .executeTakeFirst();

@@ -5,6 +5,7 @@
 //   gateway process, so it is counted in the database with one atomic update, and only for agents
 //   that have a limit (everyone else pays nothing).
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../lib/canonical-json.js';
 import type { AgentLimits } from './agents.js';
 
 export interface UsageCounter {
@@ -41,18 +42,9 @@ export class LoopTracker {
   }
 }
 
-/** A digest of canonical arguments: key order does not make two identical calls different. */
+/** A digest of canonical arguments (RFC 8785): key order does not make two identical calls different. */
 export function argumentDigest(args: unknown): string {
-  return createHash('sha256').update(stableJson(args)).digest('hex');
-}
-
-export function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+  return createHash('sha256').update(canonicalJson(args)).digest('hex');
 }
 
 /** The clock hour a call falls in, the window of per-hour limits. */

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { ProposedCall, RunGovernor } from '../runs/service.js';
+import type { CostHold, ProposedCall, RunGovernor } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
@@ -114,7 +114,8 @@ export class ChatCompletionsProxy {
     const stream = body.stream === true;
 
     // A daily budget that is used up refuses the call before any check or upstream work.
-    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    const admission = await this.options.runs.beforeForward(agent, body.model, sessionId, body);
+    const overBudget = admission.stop;
     if (overBudget !== null) {
       this.options.usage.note(agent, body.model, null, false);
       const field: ParapetField = { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] };
@@ -124,30 +125,35 @@ export class ChatCompletionsProxy {
       return;
     }
 
-    const requestParts = await this.checkRequest(body, checks);
-    const stopped = requestParts.find((part) => stops(part.decision));
-    if (stopped !== undefined) {
-      this.options.usage.note(agent, body.model, null, false);
-      this.options.runs.noteRefused(agent, body.model);
-      const field = parapetField(requestParts, false) as ParapetField;
-      const text = field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) this.sendRefusalStream(reply, body.model, text, field);
-      else reply.type('application/json').send(JSON.stringify(refusalCompletion(body.model, text, field)));
-      return;
-    }
+    try {
+      const requestParts = await this.checkRequest(body, checks);
+      const stopped = requestParts.find((part) => stops(part.decision));
+      if (stopped !== undefined) {
+        this.options.usage.note(agent, body.model, null, false);
+        this.options.runs.noteRefused(agent, body.model);
+        const field = parapetField(requestParts, false) as ParapetField;
+        const text = field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
+        reply.header('x-parapet-verdict', field.verdict);
+        if (stream) this.sendRefusalStream(reply, body.model, text, field);
+        else reply.type('application/json').send(JSON.stringify(refusalCompletion(body.model, text, field)));
+        return;
+      }
 
-    const callerWantsUsage = body.stream_options?.include_usage === true;
-    const forwarded: ChatBody = stream ? { ...body, stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : body;
-    const answer = await sendUpstream(reply, this.options.upstream(), {
+      const callerWantsUsage = body.stream_options?.include_usage === true;
+      const forwarded: ChatBody = stream ? { ...body, stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : body;
+      const answer = await sendUpstream(reply, this.options.upstream(), {
         path: '/chat/completions',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: stream ? 'text/event-stream' : 'application/json' },
         body: JSON.stringify(forwarded),
       });
 
-    if (answer.status !== 200) return passUpstreamError(reply, answer, 'chat-completions', 'upstream_openai_api_key');
-    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, callerWantsUsage });
-    return this.complete(reply, answer, body, checks, requestParts, agent, sessionId);
+      if (answer.status !== 200) return await passUpstreamError(reply, answer, 'chat-completions', 'upstream_openai_api_key');
+      if (stream) return await this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, callerWantsUsage, hold: admission.hold });
+      return await this.complete(reply, answer, body, checks, requestParts, { agent, sessionId, hold: admission.hold });
+    } finally {
+      // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
+      await admission.hold.release();
+    }
   }
 
   /**
@@ -190,7 +196,14 @@ export class ChatCompletionsProxy {
 
 
   /** A whole answer: the text as `output`, each proposed tool call as `tool_args`. */
-  private async complete(reply: FastifyReply, answer: UpstreamAnswer, body: ChatBody, checks: ProxyChecks, requestParts: CheckedPart[], agent: string, sessionId: string): Promise<void> {
+  private async complete(
+    reply: FastifyReply,
+    answer: UpstreamAnswer,
+    body: ChatBody,
+    checks: ProxyChecks,
+    requestParts: CheckedPart[],
+    { agent, sessionId, hold }: { agent: string; sessionId: string; hold: CostHold },
+  ): Promise<void> {
     let completion: { choices?: WireChoice[]; usage?: TokenUsage; model?: string; [key: string]: unknown };
     try {
       completion = JSON.parse(await answer.body.text()) as typeof completion;
@@ -202,7 +215,7 @@ export class ChatCompletionsProxy {
     const proposed: ProposedCall[] = (completion.choices ?? []).flatMap((choice) =>
       Array.isArray(choice.message?.tool_calls) ? choice.message.tool_calls.map((call) => ({ name: call.function?.name ?? '', arguments: call.function?.arguments ?? '' })) : [],
     );
-    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: completion.usage ?? null, toolCalls: proposed });
+    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage: completion.usage ?? null, toolCalls: proposed });
     this.options.usage.note(agent, body.model, completion.usage ?? null, true);
     if (loop !== null) {
       const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...requestParts, runPart(loop)] };
@@ -281,7 +294,7 @@ export class ChatCompletionsProxy {
     body: ChatBody,
     checks: ProxyChecks,
     requestParts: CheckedPart[],
-    { agent, sessionId, callerWantsUsage }: { agent: string; sessionId: string; callerWantsUsage: boolean },
+    { agent, sessionId, callerWantsUsage, hold }: { agent: string; sessionId: string; callerWantsUsage: boolean; hold: CostHold },
   ): Promise<void> {
     const events = new EventStream(reply, answer);
     const raw = events.raw;
@@ -357,7 +370,7 @@ export class ChatCompletionsProxy {
       // The whole answer is in: count it, and stop the run when its proposed tool calls loop.
       counted = true;
       const proposed = [...states.values()].flatMap((state) => [...state.calls.values()].map((call) => ({ name: call.name, arguments: call.arguments })));
-      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage, toolCalls: proposed });
+      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage, toolCalls: proposed });
       if (loop !== null) {
         await finishWithBlock(0, runPart(loop), [...states.values()].some((state) => state.released));
         return;
@@ -416,7 +429,7 @@ export class ChatCompletionsProxy {
       if (blocked !== null || !answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(agent, body.model, usage, true);
       // A stream cut short (a block, an error, the client gone) still spent tokens.
-      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage, toolCalls: [] });
+      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, complete: false, usage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }

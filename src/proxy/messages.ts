@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { ProposedCall, RunGovernor } from '../runs/service.js';
+import type { CostHold, ProposedCall, RunGovernor } from '../runs/service.js';
 import { applyReplacements, ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField, type TokenVault } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { SseParser } from './sse.js';
@@ -147,35 +147,41 @@ export class MessagesProxy {
     };
 
     // A daily budget that is used up refuses the call before any check or upstream work.
-    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    const admission = await this.options.runs.beforeForward(agent, body.model, sessionId, body);
+    const overBudget = admission.stop;
     if (overBudget !== null) {
       this.options.usage.note(agent, body.model, null, false);
       refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
       return;
     }
 
-    const requestParts = await this.checkRequest(body, checks);
-    if (requestParts.some((part) => stops(part.decision))) {
-      this.options.usage.note(agent, body.model, null, false);
-      this.options.runs.noteRefused(agent, body.model);
-      const field = parapetField(requestParts, false) as ParapetField;
-      refuseRequest(refusalText(field), field);
-      return;
+    try {
+      const requestParts = await this.checkRequest(body, checks);
+      if (requestParts.some((part) => stops(part.decision))) {
+        this.options.usage.note(agent, body.model, null, false);
+        this.options.runs.noteRefused(agent, body.model);
+        const field = parapetField(requestParts, false) as ParapetField;
+        refuseRequest(refusalText(field), field);
+        return;
+      }
+
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        'anthropic-version': headerValue(request.headers['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
+        accept: stream ? 'text/event-stream' : 'application/json',
+      };
+      const beta = headerValue(request.headers['anthropic-beta']);
+      if (beta !== undefined) headers['anthropic-beta'] = beta;
+      const answer = await sendUpstream(reply, this.options.upstream(), { path: '/v1/messages', headers, body: JSON.stringify(body) });
+
+      if (answer.status !== 200) return await passUpstreamError(reply, answer, 'messages', 'upstream_anthropic_api_key');
+      if (stream) return await this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, hold: admission.hold });
+      return await this.complete(reply, answer, body, checks, requestParts, { agent, sessionId, hold: admission.hold });
+    } finally {
+      // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
+      await admission.hold.release();
     }
-
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'x-api-key': apiKey,
-      'anthropic-version': headerValue(request.headers['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
-      accept: stream ? 'text/event-stream' : 'application/json',
-    };
-    const beta = headerValue(request.headers['anthropic-beta']);
-    if (beta !== undefined) headers['anthropic-beta'] = beta;
-    const answer = await sendUpstream(reply, this.options.upstream(), { path: '/v1/messages', headers, body: JSON.stringify(body) });
-
-    if (answer.status !== 200) return passUpstreamError(reply, answer, 'messages', 'upstream_anthropic_api_key');
-    if (stream) return this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId });
-    return this.complete(reply, answer, body, checks, requestParts, { agent, sessionId });
   }
 
   /**
@@ -224,7 +230,7 @@ export class MessagesProxy {
     body: MessagesBody,
     checks: ProxyChecks,
     requestParts: CheckedPart[],
-    { agent, sessionId }: RunContext,
+    { agent, sessionId, hold }: RunContext,
   ): Promise<void> {
     let message: WireAnswer;
     try {
@@ -239,7 +245,7 @@ export class MessagesProxy {
     // Usage is counted and the proposed tool calls are looked at for a loop before anything is
     // checked: a stopped run's answer is not passed on at all.
     const proposed: ProposedCall[] = uses.map((block) => ({ name: typeof block.name === 'string' ? block.name : '', arguments: block.input ?? {} }));
-    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: message.usage ?? null, toolCalls: proposed });
+    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage: message.usage ?? null, toolCalls: proposed });
     this.options.usage.note(agent, body.model, tokenUsage(message.usage ?? null), true);
     if (loop !== null) {
       const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...requestParts, runPart(loop)] };
@@ -315,7 +321,7 @@ export class MessagesProxy {
     body: MessagesBody,
     checks: ProxyChecks,
     requestParts: CheckedPart[],
-    { agent, sessionId }: RunContext,
+    { agent, sessionId, hold }: RunContext,
   ): Promise<void> {
     const events = new EventStream(reply, answer);
     const raw = events.raw;
@@ -504,7 +510,7 @@ export class MessagesProxy {
       // The whole answer is in: count it, and stop the run when its proposed tool calls loop.
       counted = true;
       const proposed = heldUses.map((use) => ({ name: use.name, arguments: use.text.trim() === '' ? {} : use.text }));
-      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: seen.usage, toolCalls: proposed });
+      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage: seen.usage, toolCalls: proposed });
       if (loop !== null) {
         await refuse(runPart(loop));
         return;
@@ -555,7 +561,7 @@ export class MessagesProxy {
       if (!answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(agent, body.model, tokenUsage(seen.usage), true);
       // A stream cut short (a block, an error, the client gone) still spent tokens.
-      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, usage: seen.usage, toolCalls: [] });
+      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, complete: false, usage: seen.usage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }
@@ -592,6 +598,8 @@ interface StreamEvent {
 interface RunContext {
   agent: string;
   sessionId: string;
+  /** The call's reserved cost, settled with its usage. */
+  hold: CostHold;
 }
 
 /** A tool_use block the upstream finished: its start event, tool name and input as JSON text. */

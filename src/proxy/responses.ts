@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { problem } from '../http/problems.js';
 import type { Pipeline } from '../pipeline/decide.js';
-import type { RunGovernor } from '../runs/service.js';
+import type { CostHold, RunGovernor } from '../runs/service.js';
 import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
 import { OutputHoldback } from './holdback.js';
 import { PROXY_BODY_LIMIT } from './schemas.js';
@@ -290,31 +290,37 @@ export class ResponsesProxy {
     };
 
     // A daily budget that is used up refuses the call before any check or upstream work.
-    const overBudget = await this.options.runs.beforeForward(agent, body.model, sessionId);
+    const admission = await this.options.runs.beforeForward(agent, body.model, sessionId, body);
+    const overBudget = admission.stop;
     if (overBudget !== null) {
       this.options.usage.note(agent, body.model, null, false);
       refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
       return;
     }
 
-    const requestParts = await this.checkRequest(body, checks);
-    if (requestParts.some((part) => stops(part.decision))) {
-      this.options.usage.note(agent, body.model, null, false);
-      this.options.runs.noteRefused(agent, body.model);
-      const field = parapetField(requestParts, false) as ParapetField;
-      refuseRequest(field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason, field);
-      return;
-    }
+    try {
+      const requestParts = await this.checkRequest(body, checks);
+      if (requestParts.some((part) => stops(part.decision))) {
+        this.options.usage.note(agent, body.model, null, false);
+        this.options.runs.noteRefused(agent, body.model);
+        const field = parapetField(requestParts, false) as ParapetField;
+        refuseRequest(field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason, field);
+        return;
+      }
 
-    const answer = await sendUpstream(reply, this.options.upstream(), {
+      const answer = await sendUpstream(reply, this.options.upstream(), {
         path: '/responses',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: stream ? 'text/event-stream' : 'application/json' },
         body: JSON.stringify(body),
       });
-    if (answer.status !== 200) return passUpstreamError(reply, answer, 'responses', 'upstream_openai_api_key');
-    const call: CallContext = { agent, body, checks, requestParts, sessionId, requested: requestedTypes(body) };
-    if (stream) return this.stream(request, reply, answer, call);
-    return this.complete(reply, answer, call);
+      if (answer.status !== 200) return await passUpstreamError(reply, answer, 'responses', 'upstream_openai_api_key');
+      const call: CallContext = { agent, body, checks, requestParts, sessionId, requested: requestedTypes(body), hold: admission.hold };
+      if (stream) return await this.stream(request, reply, answer, call);
+      return await this.complete(reply, answer, call);
+    } finally {
+      // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
+      await admission.hold.release();
+    }
   }
 
   /**
@@ -391,6 +397,7 @@ export class ResponsesProxy {
       agent: call.agent,
       model: call.body.model,
       sessionId: call.sessionId,
+      hold: call.hold,
       usage: response.usage ?? null,
       toolCalls: callItems.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args })),
     });
@@ -532,7 +539,7 @@ export class ResponsesProxy {
             // The whole answer is in: count it, and stop the run when its proposed calls loop.
             counted = true;
             const toolCalls = heldCalls.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args }));
-            const loop = await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, usage: wireUsage, toolCalls });
+            const loop = await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, hold: call.hold, usage: wireUsage, toolCalls });
             if (loop !== null) {
               // No held call goes out: the reason takes their place.
               const stopped = state.refusalItem(`msg_parapet_${request.id}`, loop.reason);
@@ -633,7 +640,7 @@ export class ResponsesProxy {
       if (!answer.body.destroyed) answer.body.destroy();
       this.options.usage.note(call.agent, call.body.model, usage, true);
       // A stream cut short (a block, an error, the client gone) still spent tokens.
-      if (!counted) await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, usage: wireUsage, toolCalls: [] });
+      if (!counted) await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, hold: call.hold, complete: false, usage: wireUsage, toolCalls: [] });
       if (!raw.writableEnded) raw.end();
     }
   }
@@ -647,6 +654,8 @@ interface CallContext {
   sessionId: string;
   /** The tool types the request lists, to name the grant a client-run built-in call is checked against. */
   requested: ReadonlySet<string>;
+  /** The call's reserved cost, settled with its usage. */
+  hold: CostHold;
 }
 
 const requestedTypes = (body: Body): Set<string> => new Set((body.tools ?? []).map((tool) => String(tool.type)));

@@ -1,7 +1,7 @@
 // Model prices: exact names, longest prefixes, unknown models, and token counts from every proxied format.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL_PRICES } from '../config/schema.js';
-import { PriceTable, tokenCountsOf } from './prices.js';
+import { DEFAULT_OUTPUT_TOKEN_CAP, PriceTable, tokenCountsOf, worstCaseTokens } from './prices.js';
 
 describe('model prices', () => {
   const table = new PriceTable({
@@ -40,5 +40,22 @@ describe('model prices', () => {
     expect(defaults.priceOf('gpt-4o-mini-2024-07-18')).toEqual(DEFAULT_MODEL_PRICES['gpt-4o-mini']);
     expect(defaults.priceOf('claude-sonnet-4-5-20250929')).toEqual(DEFAULT_MODEL_PRICES['claude-sonnet-4']);
     expect(defaults.priceOf('claude-opus-4-5-20251101')).toEqual(DEFAULT_MODEL_PRICES['claude-opus-4-5']);
+  });
+});
+
+describe('worst-case tokens of a request', () => {
+  it('counts the body in bytes as input and the named output cap, times n', () => {
+    const body = { model: 'm', messages: [{ role: 'user', content: 'héllo' }], max_tokens: 10 };
+    expect(worstCaseTokens(body)).toEqual({ prompt_tokens: Buffer.byteLength(JSON.stringify(body)), completion_tokens: 10 });
+    expect(worstCaseTokens({ max_completion_tokens: 7, max_tokens: 100, n: 3 }).completion_tokens).toBe(21);
+    expect(worstCaseTokens({ max_output_tokens: 5 }).completion_tokens).toBe(5);
+  });
+
+  it('reserves the default cap when the request names none, and prices the worst case', () => {
+    expect(worstCaseTokens({ messages: [] }).completion_tokens).toBe(DEFAULT_OUTPUT_TOKEN_CAP);
+    expect(worstCaseTokens({ max_tokens: -1, n: 0 }).completion_tokens).toBe(DEFAULT_OUTPUT_TOKEN_CAP);
+    const table = new PriceTable({ priced: { input_per_mtok: 1_000_000, output_per_mtok: 2_000_000 } });
+    expect(table.worstCaseCostOf('priced', { max_tokens: 4 })).toBe(Buffer.byteLength('{"max_tokens":4}') + 8);
+    expect(table.worstCaseCostOf('unpriced', { max_tokens: 4 })).toBe(0);
   });
 });

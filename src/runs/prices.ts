@@ -27,6 +27,14 @@ export class PriceTable {
     return null;
   }
 
+  /**
+   * The most a call can cost before it is sent (the daily cost budget reserves it): its worst-case
+   * tokens (`worstCaseTokens`) at the model's price; 0 for a model without a price.
+   */
+  worstCaseCostOf(model: string, request: unknown): number {
+    return this.costOf(model, worstCaseTokens(request)) ?? 0;
+  }
+
   /** USD for the tokens; null when the model has no price (counted as `unpriced`, cost 0). */
   costOf(model: string, tokens: TokenCounts): number | null {
     const price = this.priceOf(model);
@@ -54,4 +62,29 @@ export function tokenCountsOf(usage: unknown): TokenCounts | null {
     };
   }
   return null;
+}
+
+/** Output tokens reserved for a call that names no cap (no max_tokens, max_completion_tokens or max_output_tokens). */
+export const DEFAULT_OUTPUT_TOKEN_CAP = 16_384;
+
+/** Choices (`n`) of one chat-completions call reserved at most: more is the caller's own outlier. */
+const MAX_CHOICES = 128;
+
+const positiveInteger = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null);
+
+/**
+ * The worst-case tokens of a request in any proxied format, from the request alone:
+ * - input: the UTF-8 size of the whole request body in bytes. A tokenizer's token covers at least
+ *   one byte of text and the JSON around the messages outweighs the chat template's own tokens, so
+ *   this is above the real count (context the upstream adds itself, as a stored conversation of
+ *   the responses format or an image given by URL, is not seen);
+ * - output: `max_completion_tokens`, `max_output_tokens` or `max_tokens` (the first present), else
+ *   DEFAULT_OUTPUT_TOKEN_CAP, times the chat-completions `n` choices.
+ * @example worstCaseTokens({ model: 'm', max_tokens: 10, messages: [] }) // { prompt_tokens: 43, completion_tokens: 10 }
+ */
+export function worstCaseTokens(request: unknown): TokenCounts {
+  const body = request !== null && typeof request === 'object' ? (request as Record<string, unknown>) : {};
+  const cap = positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_output_tokens) ?? positiveInteger(body.max_tokens) ?? DEFAULT_OUTPUT_TOKEN_CAP;
+  const choices = Math.min(positiveInteger(body.n) ?? 1, MAX_CHOICES);
+  return { prompt_tokens: Buffer.byteLength(JSON.stringify(body) ?? '', 'utf8'), completion_tokens: cap * choices };
 }

@@ -1,10 +1,12 @@
 // Runs of proxied model calls (spec 01 §2.6 agent_loop_stopped, budget_exhausted), free of any
-// wire format: each proxy asks `beforeForward` before it sends a call upstream and tells
-// `afterAnswer` what came back. Usage is counted per agent, model and UTC day in the database
-// (one atomic upsert per call, `model_usage`); a daily call budget is taken call by call with one
-// conditional update of a counter row (`agent_usage`), and the cost budget reads the day's cost, so
-// every gateway process sharing the database sees the same counts. Loops are the same proposed tool call again and again in one run
-// (the session), tracked in this process's memory like the guard's loop rule.
+// wire format: each proxy asks `beforeForward` before it sends a call upstream, tells `afterAnswer`
+// what came back, and releases the call's hold when no answer came. Usage is counted per agent,
+// model and UTC day in the database (one atomic upsert per call, `model_usage`). A daily call budget
+// is taken call by call with one conditional update of a counter row (`agent_usage`); a daily cost
+// budget is held the same way, by reserving each call's worst-case cost on a counter row before it
+// is forwarded and settling it to the real cost after the answer, so every gateway process sharing
+// the database sees the same counts. Loops are the same proposed tool call again and again in one
+// run (the session), tracked in this process's memory like the guard's loop rule.
 import { createHash } from 'node:crypto';
 import { fingerprint } from '../findings/raise.js';
 import { findingType } from '../findings/catalog.js';
@@ -41,6 +43,10 @@ export interface ProposedCall {
 export interface AnswerFacts {
   agent: string;
   model: string;
+  /** The hold `beforeForward` gave the call: its reserved cost is settled to the real cost. */
+  hold?: CostHold;
+  /** False for an answer cut short (a stream blocked, failed or left): its usage may be missing tokens. */
+  complete?: boolean;
   /** The run: the session the proxy derived (X-Parapet-Session, body user, or a hash). */
   sessionId: string;
   /** The answer's `usage` in any proxied format (null when the upstream sent none). */
@@ -56,6 +62,61 @@ export interface RunGovernorDeps {
   prices: Readonly<Record<string, ModelPrice>>;
   /** Counting a forwarded call failed: logged, the answer still goes out (its budget may then undercount). */
   onError?: (error: unknown) => void;
+}
+
+/** A call's reserved worst-case cost: settled by `afterAnswer`; `release` gives it back when the call got no answer. */
+export interface CostHold {
+  /** Gives the reservation back unless the call was settled (idempotent, never throws). */
+  release(): Promise<void>;
+}
+
+/** What `beforeForward` says of a call: a refusal, or go ahead with the cost held for it. */
+export interface Admission {
+  stop: RunStop | null;
+  hold: CostHold;
+}
+
+/** Agents without a cost budget reserve nothing. */
+const NO_HOLD: CostHold = { release: async () => undefined };
+
+/** A reservation on the agent's cost row for one day (the day it was made, whenever the answer comes). */
+class CostReservation implements CostHold {
+  private open = true;
+
+  constructor(
+    private readonly db: Store['db'],
+    private readonly agent: string,
+    private readonly day: string,
+    /** USD reserved: the call's worst case. */
+    readonly amount: number,
+    private readonly onError: ((error: unknown) => void) | undefined,
+  ) {}
+
+  /**
+   * Replaces the reservation by the real cost. An answer cut short, or without usage, keeps at
+   * least its reservation: the upstream may have billed tokens the gateway did not see.
+   */
+  async settle(cost: number, known: boolean): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    const charged = known ? cost : Math.max(cost, this.amount);
+    await this.adjust(charged - this.amount);
+  }
+
+  async release(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    await this.adjust(-this.amount);
+  }
+
+  private async adjust(delta: number): Promise<void> {
+    try {
+      await usage.adjustCost(this.db, this.agent, this.day, delta);
+    } catch (error) {
+      // The row keeps more than was spent: the budget errs on the side of refusing.
+      this.onError?.(error);
+    }
+  }
 }
 
 /** How long counts of agents without a budget wait to be written together. */
@@ -91,33 +152,35 @@ export class RunGovernor {
   /**
    * Before a call goes upstream: refuses it when the agent's daily call or cost budget is used up,
    * records the refused call and raises budget_exhausted. A call budget is taken one call at a time
-   * by an atomic conditional update (exact across processes and concurrent requests); the cost of
-   * a call is known only after its answer, so the cost budget refuses once the day's recorded cost
-   * has reached it (calls in flight at that moment still finish). Agents without a daily budget
-   * cost nothing here.
-   * @example const stop = await runs.beforeForward(agent, body.model); if (stop) return refuse(stop.reason, stop.decision);
+   * by an atomic conditional update (exact across processes and concurrent requests). A cost budget
+   * reserves the call's worst-case cost (`PriceTable.worstCaseCostOf`: the request's size as input
+   * tokens, its max tokens as output) while the day's spent plus reserved cost is under the budget,
+   * with the same kind of update; the answer settles it to the real cost (`afterAnswer`), a call
+   * without an answer releases it (`hold.release()`). So concurrent calls overshoot the budget by
+   * at most the last admitted call. Agents without a daily budget cost nothing here.
+   * @example const { stop, hold } = await runs.beforeForward(agent, body.model, sessionId, body); if (stop) return refuse(stop.reason, stop.decision);
    */
-  async beforeForward(agent: string, model: string, sessionId?: string): Promise<RunStop | null> {
+  async beforeForward(agent: string, model: string, sessionId?: string, request?: unknown): Promise<Admission> {
     const { maxCallsPerDay, maxCostUsdPerDay } = this.deps.agents.lookup(agent).limits;
-    if (maxCallsPerDay === null && maxCostUsdPerDay === null) return null;
+    if (maxCallsPerDay === null && maxCostUsdPerDay === null) return { stop: null, hold: NO_HOLD };
     // Counts this process still holds would be missing from what the budget reads.
     await this.pending.flush();
     const now = this.deps.clock.now();
     const day = dayOf(now);
+    const db = this.deps.store.db;
     let stop: { limit: 'calls_per_day' | 'cost_usd_per_day'; reason: string; evidence: Record<string, unknown> } | null = null;
+    let hold: CostHold = NO_HOLD;
     try {
       // Cost first: a call refused for cost must not take one of the day's calls.
       if (maxCostUsdPerDay !== null) {
-        const { costUsd } = await usage.dayTotals(this.deps.store.db, agent, day);
-        if (costUsd >= maxCostUsdPerDay) {
-          stop = {
-            limit: 'cost_usd_per_day',
-            reason: `Agent ${agent} has used its budget of ${maxCostUsdPerDay} USD of model cost for ${day} (UTC, ${roundUsd(costUsd)} USD spent); the call was not sent to the model.`,
-            evidence: { limit: maxCostUsdPerDay, used: roundUsd(costUsd) },
-          };
-        }
+        const worstCase = this.prices.worstCaseCostOf(model, request);
+        if (await usage.reserveCost(db, agent, day, worstCase, maxCostUsdPerDay)) hold = new CostReservation(db, agent, day, worstCase, this.deps.onError);
+        else stop = await this.costStop(agent, day, maxCostUsdPerDay);
       }
-      if (stop === null && maxCallsPerDay !== null && (await usage.reserveCall(this.deps.store.db, agent, day, maxCallsPerDay)) === null) {
+      if (stop === null && maxCallsPerDay !== null && (await usage.reserveCall(db, agent, day, maxCallsPerDay)) === null) {
+        // The call does not go: its cost reservation goes back.
+        await hold.release();
+        hold = NO_HOLD;
         stop = {
           limit: 'calls_per_day',
           reason: `Agent ${agent} has used its budget of ${maxCallsPerDay} model calls for ${day} (UTC); the call was not sent to the model.`,
@@ -126,10 +189,11 @@ export class RunGovernor {
       }
     } catch (error) {
       // A budget that cannot be read is not known to have room: the call waits for the database.
+      await hold.release();
       this.deps.onError?.(error);
       throw problem('unavailable', `the daily budget of agent ${agent} could not be read; try again`);
     }
-    if (stop === null) return null;
+    if (stop === null) return { stop: null, hold };
     this.noteRefused(agent, model);
     const decision = this.stopDecision(agent, sessionId, 'input', undefined, 'runs.budget_exhausted', 'The agent has used its daily model budget.', stop.reason, now, [
       {
@@ -139,7 +203,21 @@ export class RunGovernor {
         evidence: { ...stop.evidence, window: 'day', day, kind: stop.limit, model },
       },
     ]);
-    return { kind: 'budget', reason: stop.reason, decision };
+    return { stop: { kind: 'budget', reason: stop.reason, decision }, hold: NO_HOLD };
+  }
+
+  /** Why a call was refused for cost: what the day spent, and what calls in flight hold besides. */
+  private async costStop(agent: string, day: string, limit: number): Promise<{ limit: 'cost_usd_per_day'; reason: string; evidence: Record<string, unknown> }> {
+    const db = this.deps.store.db;
+    const [{ costUsd }, charged] = await Promise.all([usage.dayTotals(db, agent, day), usage.chargedCost(db, agent, day)]);
+    const spent = roundUsd(costUsd);
+    const reserved = roundUsd(Math.max(0, (charged ?? costUsd) - costUsd));
+    const inFlight = reserved > 0 ? `, ${reserved} USD more held for calls in flight or answers cut short` : '';
+    return {
+      limit: 'cost_usd_per_day',
+      reason: `Agent ${agent} has used its budget of ${limit} USD of model cost for ${day} (UTC, ${spent} USD spent${inFlight}); the call was not sent to the model.`,
+      evidence: { limit, used: spent, reserved },
+    };
   }
 
   /**
@@ -147,7 +225,8 @@ export class RunGovernor {
    * atomic upsert, awaited so that the next call's budget check sees it), then notes each proposed
    * tool call; the Nth identical proposal (same tool, same canonical arguments) within the agent's
    * loop window stops the run: the proxy answers a refusal instead, and agent_loop_stopped is raised.
-   * @example const stop = await runs.afterAnswer({ agent, model, sessionId, usage: completion.usage, toolCalls });
+   * The call's cost hold is settled first (see `beforeForward`).
+   * @example const stop = await runs.afterAnswer({ agent, model, sessionId, hold, usage: completion.usage, toolCalls });
    */
   async afterAnswer(facts: AnswerFacts): Promise<RunStop | null> {
     const now = this.deps.clock.now();
@@ -164,8 +243,11 @@ export class RunGovernor {
       completionTokens: tokens.completion_tokens,
       costUsd: cost ?? 0,
     };
+    // The cost row first, then the usage row: a reservation made between the two still finds the
+    // call's cost on the cost row.
+    if (facts.hold instanceof CostReservation) await facts.hold.settle(cost ?? 0, facts.complete !== false && tokenCountsOf(facts.usage) !== null);
     const { maxCallsPerDay, maxCostUsdPerDay } = this.deps.agents.lookup(facts.agent).limits;
-    if (maxCallsPerDay === null && maxCostUsdPerDay === null) this.pending.push(delta);
+    if (maxCallsPerDay === null && maxCostUsdPerDay === null && !(facts.hold instanceof CostReservation)) this.pending.push(delta);
     else {
       try {
         // Awaited: the agent's next call reads this cost before it is forwarded.

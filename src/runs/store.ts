@@ -1,5 +1,6 @@
 // SQL of model usage: one atomic upsert per proxied call into (agent, model, day), the agent's
-// totals for a day, the reservation of a call under a daily call budget, and the rows of GET /api/usage.
+// totals for a day, the reservation of a call under a daily call budget or of its worst-case cost
+// under a daily cost budget, and the rows of GET /api/usage.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, ModelUsageTable } from '../store/tables.js';
 
@@ -128,3 +129,62 @@ export async function reserveCall(db: Db, agent: string, day: string, limit: num
 
 /** The agent_usage window of daily model-call budgets (hourly tool-call windows look like `2026-11-21T17`). */
 export const callWindow = (day: string): string => `model-calls:${day}`;
+
+/** The agent_usage window of daily cost budgets: its cost_usd is the day's cost spent plus the cost reserved by calls in flight. */
+export const costWindow = (day: string): string => `model-cost:${day}`;
+
+/**
+ * Reserves `amount` USD of the agent's daily cost budget for one call, or answers false when the
+ * day's charged cost (spent plus reserved) has reached the limit. One statement on one counter row,
+ * so concurrent requests and processes take turns: each sees the reservations made before it. The
+ * row starts from (and never falls below) the cost `model_usage` holds for the day, so that calls
+ * made before the limit was set, or counted while this row was not kept, still count.
+ */
+export async function reserveCost(db: Db, agent: string, day: string, amount: number, limit: number): Promise<boolean> {
+  const row = await db
+    .insertInto('agent_usage')
+    .columns(['agent', 'window', 'calls', 'cost_usd'])
+    .expression((eb) =>
+      eb
+        .selectFrom(
+          eb
+            .selectFrom('model_usage')
+            .select(sql<number>`coalesce(sum(model_usage.cost_usd), 0)`.as('spent'))
+            .where('model_usage.agent', '=', agent)
+            .where('model_usage.day', '=', day)
+            .as('day_cost'),
+        )
+        .select([eb.val(agent).as('agent'), eb.val(costWindow(day)).as('window'), sql<number>`0`.as('calls'), sql<number>`day_cost.spent + ${amount}`.as('cost_usd')])
+        // Also keeps SQLite from reading ON CONFLICT as part of the SELECT.
+        .where('day_cost.spent', '<', limit),
+    )
+    .onConflict((conflict) =>
+      conflict
+        .columns(['agent', 'window'])
+        .doUpdateSet({
+          // excluded.cost_usd is the recorded cost plus this amount: the larger of the two ways to count.
+          cost_usd: sql`CASE WHEN agent_usage.cost_usd + ${amount} > excluded.cost_usd THEN agent_usage.cost_usd + ${amount} ELSE excluded.cost_usd END`,
+        })
+        .where('agent_usage.cost_usd', '<', limit),
+    )
+    .returning('cost_usd')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Moves the agent's charged cost for a day by `delta` USD: a settled call's real cost minus its reservation, or a released reservation. */
+export async function adjustCost(db: Db, agent: string, day: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await db
+    .updateTable('agent_usage')
+    .set({ cost_usd: sql`agent_usage.cost_usd + ${delta}` })
+    .where('agent', '=', agent)
+    .where('window', '=', costWindow(day))
+    .execute();
+}
+
+/** The agent's charged cost for a day (spent plus reserved), or null before its first reservation. */
+export async function chargedCost(db: Db, agent: string, day: string): Promise<number | null> {
+  const row = await db.selectFrom('agent_usage').select('cost_usd').where('agent', '=', agent).where('window', '=', costWindow(day)).executeTakeFirst();
+  return row === undefined ? null : Number(row.cost_usd);
+}
