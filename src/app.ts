@@ -39,8 +39,9 @@ import { usageRoutes } from './runs/routes.js';
 import { RunGovernor } from './runs/service.js';
 import { CredentialService } from './credentials/service.js';
 import { authPlugin } from './http/auth.js';
-import { errorsPlugin, frameworkError } from './http/errors.js';
+import { clientErrorHandler, errorsPlugin, frameworkError } from './http/errors.js';
 import { edgePlugin } from './http/edge.js';
+import { jsonBodyPlugin } from './http/json-body.js';
 import { HttpMetrics } from './http/metrics.js';
 import { identityRoutes } from './identities/routes.js';
 import { registerJobHandlers } from './jobs/handlers.js';
@@ -73,7 +74,6 @@ import { CustomRuleService } from './custom-rules/service.js';
 import { ruleExampleRoutes } from './rule-examples/routes.js';
 import { RuleExampleService } from './rule-examples/service.js';
 import { SuppressionFilter } from './feedback/filter.js';
-import { GuardrailReports } from './feedback/reports.js';
 import { feedbackRoutes } from './feedback/routes.js';
 import { FeedbackService } from './feedback/service.js';
 import { createPolicyServices, type PolicyServices } from './policies/index.js';
@@ -83,14 +83,13 @@ import { parsePack } from './policy/parse.js';
 import { PolicyRegistry } from './policy/registry.js';
 import { Recorder } from './recording/recorder.js';
 import type { Store } from './store/db.js';
+import { ReportReader } from './store/reader.js';
 import { HealthRegistry } from './system/health.js';
 import { systemRoutes } from './system/routes.js';
 import { GATEWAY_VERSION, VersionRegistry } from './system/version.js';
 import { exportRoutes } from './export/routes.js';
-import { ExportService } from './export/service.js';
 import { retentionRoutes } from './retention/routes.js';
 import { RetentionService } from './retention/service.js';
-import { MetricsService } from './traces/metrics.js';
 import { otlpRoutes } from './otlp/routes.js';
 import { SpanService } from './otlp/service.js';
 import { traceRoutes } from './traces/routes.js';
@@ -176,7 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = new HttpMetrics();
   const decisionMetrics = new DecisionMetrics(metrics.registry);
   let recordingErrors: (error: unknown) => void = () => undefined;
-  const recorder = new Recorder(store, { onError: (error) => recordingErrors(error) });
+  const recorder = new Recorder(store, { registry: metrics.registry, onError: (error) => recordingErrors(error) });
   const directory = new RegistryDirectory(store, clock, (error) => recordingErrors(error));
   await directory.start();
   // SQL action analysis needs the optional parser; without it SQL arguments fail closed.
@@ -195,6 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     settings: {
       enforcementBudgetMs: config.enforcement_budget_ms,
       detectorTimeoutMs: config.detector_timeout_ms,
+      scaling: {
+        timeoutPerKbMs: config.detector_timeout_per_kb_ms,
+        budgetPerKbMs: config.enforcement_budget_per_kb_ms,
+        ceilingMs: config.detection_ceiling_ms,
+        maxChars: config.detection_max_chars,
+      },
       failMode: config.fail_mode,
       detectorSettings: { pii_packs: config.pii_packs },
       recordContent: config.record_content,
@@ -275,7 +280,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       storage: deps.evidenceStorage ?? new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
       // Read when a package is built: both services are made in this same object.
       policies: { sync: () => services.policies.sync(), list: () => services.policies.list() },
-      checkpoints: { create: (actor) => services.auditCheckpoints.create(actor) },
+      checkpoints: {
+        create: (actor) => services.auditCheckpoints.create(actor),
+        publicKey: () => services.auditCheckpoints.publicKey(),
+        inRange: (startSeq, endSeq) => services.auditCheckpoints.inRange(startSeq, endSeq),
+      },
     }),
     findings: new FindingService(store, audit, clock),
     mcp: new McpService({
@@ -294,7 +303,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await suppressions.sync();
   services.versions.add('policies', () => policyRegistry.versions());
   // 2: the mcp_tool condition; 3: agent, tool and argument conditions, on_block.
-  services.versions.add('policy_language', () => '3');
+  services.versions.add('policy_language', () => '4');
   services.versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
   services.health.addGaps(() => [
     ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
@@ -313,6 +322,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: logger ?? stdoutLogger(config),
     frameworkErrors: frameworkError,
+    clientErrorHandler,
     bodyLimit: config.body_limit_bytes,
     trustProxy: config.trust_proxy,
     // One line per request, written by the onResponse hook below, instead of Fastify's two.
@@ -350,6 +360,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('text/plain');
 
   await app.register(errorsPlugin);
+  await app.register(jsonBodyPlugin, { maxDepth: config.body_max_depth });
   await app.register(authPlugin);
   await app.register(edgePlugin, {
     resolver,
@@ -378,7 +389,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onError: (error) => app.log.error({ err: error }, 'counting model usage failed'),
   });
   await app.register(proxyRoutes, { pipeline, config, clock, runs });
-  await app.register(usageRoutes, { store, clock, runs });
+  // Reports read in their own threads so that they never hold up agent traffic.
+  const reports = new ReportReader({ store, databaseUrl: config.database_url, clock, timeoutMs: config.report_timeout_ms, threads: config.report_threads });
+  app.addHook('onClose', async () => reports.close());
+  await app.register(usageRoutes, { clock, runs, reports });
   await app.register(agentRoutes, { agents });
   await app.register(agentViewRoutes, { views: new AgentViewService({ store, audit, clock, recorder, directory }) });
   await app.register(identityRoutes, { identities: services.identities });
@@ -394,13 +408,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(ruleExampleRoutes, { ruleExamples: new RuleExampleService({ store, audit, clock, livePack: (key) => policyRegistry.pack(key) }) });
   await app.register(feedbackRoutes, {
     feedback: new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() }),
-    reports: new GuardrailReports(store, clock),
+    reports,
   });
   await app.register(messageRoutes, { signingKeys: services.signingKeys, messages: services.messages });
   await app.register(memoryRoutes, { memory: services.memory });
   await app.register(otlpRoutes, { spans: new SpanService(store, clock) });
-  await app.register(traceRoutes, { traces: new TraceService(store, clock), metrics: new MetricsService(store, clock) });
-  await app.register(exportRoutes, { exporter: new ExportService(store, clock, GATEWAY_VERSION) });
+  await app.register(traceRoutes, { traces: new TraceService(store, clock), reports });
+  await app.register(exportRoutes, { reports });
   await app.register(retentionRoutes, { retention: services.retention });
   services.retention.start((error) => app.log.warn({ err: error }, 'retention sweep failed'));
   await app.register(jobRoutes, { jobs: services.jobs });

@@ -34,6 +34,10 @@ describe('loadConfig', () => {
       enforcement_budget_ms: 300,
       detector_timeout_ms: 40,
       request_budget_ms: 350,
+      detector_timeout_per_kb_ms: 1,
+      enforcement_budget_per_kb_ms: 1,
+      detection_ceiling_ms: 2000,
+      detection_max_chars: 2_000_000,
       fail_mode: 'open',
       allow_egress: false,
       upstream_openai_base_url: 'https://api.openai.com/v1',
@@ -50,6 +54,8 @@ describe('loadConfig', () => {
     const fromEnv = loadConfig({ env: { PARAPET_ENFORCEMENT_BUDGET_MS: '120' }, cwd });
     expect(fromEnv.enforcement_budget_ms).toBe(120);
     expect(fromEnv.fail_mode).toBe('closed');
+    const scaling = loadConfig({ env: { PARAPET_DETECTOR_TIMEOUT_PER_KB_MS: '0.5', PARAPET_DETECTION_MAX_CHARS: '1000000' }, cwd });
+    expect(scaling).toMatchObject({ detector_timeout_per_kb_ms: 0.5, detection_max_chars: 1_000_000 });
   });
 
   it('reads lists from the environment as JSON or comma-separated text', () => {

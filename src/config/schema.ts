@@ -59,6 +59,12 @@ export const ConfigSchema = Type.Object(
       default: 1_048_576,
       description: 'an integer number of bytes from 1024 to 104857600',
     }),
+    body_max_depth: Type.Integer({
+      minimum: 8,
+      maximum: 1000,
+      default: 128,
+      description: 'an integer from 8 to 1000: how deep arrays and objects may nest in a JSON body',
+    }),
     log_level: Type.Union(
       [
         Type.Literal('fatal'),
@@ -104,6 +110,26 @@ export const ConfigSchema = Type.Object(
     enforcement_budget_ms: Milliseconds('whole detector pipeline for one check, in milliseconds', 300),
     detector_timeout_ms: Milliseconds('per-detector timeout in milliseconds', 40),
     request_budget_ms: Milliseconds('all checks of one governed call together, in milliseconds', 350),
+    // Large texts: budgets grow with the text (after padding is condensed) up to a ceiling.
+    detector_timeout_per_kb_ms: Type.Number({
+      minimum: 0,
+      maximum: 1000,
+      default: 1,
+      description: 'milliseconds added to each detector timeout per 1024 characters scanned beyond the first 16384 (0 to 1000)',
+    }),
+    enforcement_budget_per_kb_ms: Type.Number({
+      minimum: 0,
+      maximum: 1000,
+      default: 1,
+      description: 'milliseconds added to the whole detector budget per 1024 characters scanned beyond the first 16384 (0 to 1000)',
+    }),
+    detection_ceiling_ms: Milliseconds('the most a scaled detector timeout or budget grows to, in milliseconds', 2000),
+    detection_max_chars: Type.Integer({
+      minimum: 16_384,
+      maximum: 1_000_000_000,
+      default: 2_000_000,
+      description: 'characters of a text (after condensing padding) checked in full; of a longer one the head and the tail are checked and it counts as too large',
+    }),
     detection_cache_chars: Type.Integer({
       minimum: 0,
       maximum: 1_000_000_000,
@@ -157,6 +183,19 @@ export const ConfigSchema = Type.Object(
       maximum: 86_400_000,
       default: 3_600_000,
       description: 'milliseconds between retention sweeps (1000 to 86400000)',
+    }),
+    // Reports (metrics, guardrail reports, trace search, exports, usage) run in reader threads (src/store/reader.ts)
+    report_timeout_ms: Type.Integer({
+      minimum: 100,
+      maximum: 600_000,
+      default: 15_000,
+      description: 'milliseconds a report may take, waiting included; past it the report is stopped and answered 503 (100 to 600000)',
+    }),
+    report_threads: Type.Integer({
+      minimum: 1,
+      maximum: 16,
+      default: 2,
+      description: 'reader threads, each with its own read-only database connection: reports that run at the same time (1 to 16)',
     }),
     // The durable job queue (src/jobs): retries with backoff, dead letters
     jobs_in_process: Type.Boolean({
@@ -266,6 +305,10 @@ export const DECISION_KEYS: readonly ConfigKey[] = [
   'enforcement_budget_ms',
   'detector_timeout_ms',
   'request_budget_ms',
+  'detector_timeout_per_kb_ms',
+  'enforcement_budget_per_kb_ms',
+  'detection_ceiling_ms',
+  'detection_max_chars',
   'fail_mode',
   'enabled_detectors',
   'pii_packs',

@@ -47,6 +47,7 @@ export const FINDING_TYPES: readonly FindingType[] = [
   entry('aggregation_disclosure', 'Aggregation disclosure', 'high', 'Aggregated answers disclosed what single records may not.', 'entitlement filter'),
   entry('boundary_breach', 'Boundary breach', 'medium', 'The answer lies outside the declared knowledge boundary.', 'answerability'),
   entry('budget_breach', 'Budget breach', 'medium', 'A detector was skipped or timed out against its latency budget.', 'decision pipeline'),
+  entry('content_too_large', 'Content too large to check', 'high', 'Content was too large to check in full within the detection ceiling; blocked where the baseline enforces.', 'decision pipeline'),
   entry('budget_exhausted', 'Budget exhausted', 'high', 'An agent hit its cost or call limit.', 'runs'),
   entry('agent_loop_stopped', 'Agent loop stopped', 'high', 'The proxy stopped a looping tool-calling run.', 'proxies'),
   entry('agent_stopped', 'Agent stopped', 'high', 'The kill switch or quarantine was used.', 'agent controls'),
@@ -65,6 +66,7 @@ export const FINDING_TYPES: readonly FindingType[] = [
   entry('drift', 'Evaluation drift', 'medium', 'Evaluation quality moved against the baseline.', 'evaluations'),
   entry('over_refusal', 'Over-refusal', 'medium', 'The agent refuses more than the baseline.', 'evaluations'),
   entry('false_resolution', 'False resolution', 'medium', 'A resolved finding recurred.', 'findings queue'),
+  entry('recording_failure', 'Recording failure', 'high', 'The database refused a decision record; it was kept in the dead-letter table.', 'recorder'),
 ];
 
 const BY_TYPE = new Map(FINDING_TYPES.map((item) => [item.type, item]));

@@ -106,6 +106,16 @@ export interface FindingsTable {
   reopened_count: Generated<number>;
 }
 
+/** A recording the database refused for a reason of its own, kept whole (src/recording/recorder.ts). */
+export interface DeadLettersTable {
+  id: string;
+  at: string;
+  kind: string;
+  error: string;
+  /** JSON of what was to be written. */
+  payload: string;
+}
+
 export interface DetectorSettingsTable {
   key: string;
   /** 1 or 0. */
@@ -210,6 +220,8 @@ export interface ApprovalsTable {
   rationale: string | null;
   used_at: string | null;
   used_decision_id: string | null;
+  /** Set while pending (unique): a hash of agent, tool and arguments_sha256, so that a call has one pending approval. */
+  pending_key: string | null;
 }
 
 export interface SigningKeysTable {
@@ -278,6 +290,8 @@ export interface AuditCheckpointsTable {
   key_id: string;
   signature: string;
   created_by: string;
+  /** ed25519, or hmac-sha256 for checkpoints made before migration 10. */
+  algorithm: Generated<string>;
 }
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'dead';
@@ -560,6 +574,7 @@ export interface GuardrailSuppressionsTable {
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
+  dead_letters: DeadLettersTable;
   detector_settings: DetectorSettingsTable;
   policy_state: PolicyStateTable;
   api_tokens: ApiTokensTable;

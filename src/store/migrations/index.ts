@@ -8,6 +8,9 @@ import * as spans from './2026-11-21-05-spans.js';
 import * as mcp from './2026-11-21-06-mcp.js';
 import * as usage from './2026-11-21-07-usage.js';
 import * as policyCode from './2026-11-21-08-policy-code.js';
+import * as deadLetters from './2026-11-25-09-dead-letters.js';
+import * as auditSigning from './2026-11-25-10-audit-signing.js';
+import * as approvalDedupe from './2026-11-25-11-approval-dedupe.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -18,6 +21,9 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-06-mcp': mcp,
   '2026-11-21-07-usage': usage,
   '2026-11-21-08-policy-code': policyCode,
+  '2026-11-25-09-dead-letters': deadLetters,
+  '2026-11-25-10-audit-signing': auditSigning,
+  '2026-11-25-11-approval-dedupe': approvalDedupe,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
