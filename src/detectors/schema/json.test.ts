@@ -10,6 +10,7 @@ import {
   ajvRegistrySize,
   compiledSchemaCount,
   schemaJson,
+  schemaProblem,
 } from './json.js';
 
 const personSchema = {
@@ -118,6 +119,13 @@ describe('invalid schemas', () => {
     ['remote reference', { properties: { a: { $ref: 'https://example.com/other.json' } } }],
   ])('%s → throws a clear error', (_label, schema) => {
     expect(() => detect('{}', schema)).toThrow(/schema\.json: the declared JSON Schema cannot be compiled/);
+  });
+
+  it('names a schema too deep for the engine without leaking the engine error', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let depth = 0; depth < 20_000; depth += 1) schema = { type: 'object', properties: { a: schema } };
+    expect(schemaProblem(schema)).toMatch(/cannot be compiled: it nests too deeply$/);
+    expect(schemaProblem(schema)).not.toMatch(/call stack/i);
   });
 
   it('lets two different schemas share an $id', () => {

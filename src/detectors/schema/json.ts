@@ -63,7 +63,9 @@ function compile(schema: Record<string, unknown>): CompiledSchema {
   try {
     return { validate: instance.compile(schema) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // ajv's own messages say what is wrong with the schema; an engine error (a stack overflow on a
+    // schema nested past what ajv can walk) says nothing useful and must not leak.
+    const reason = error instanceof RangeError ? 'it nests too deeply' : error instanceof Error ? error.message : String(error);
     return { error: new Error(`schema.json: the declared JSON Schema cannot be compiled: ${reason}`) };
   } finally {
     // ajv keeps every compiled schema, and every $id inside it, for reuse. We cache compiled
