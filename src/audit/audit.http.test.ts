@@ -177,9 +177,20 @@ describe.each(DIALECTS)('audit chain over HTTP (%s)', (dialect) => {
       ctx.gateway.store.db.updateTable('audit_checkpoints').set(values).where('id', '=', checkpoint.id).execute();
     const reported = async () => (await verify(ctx.gateway)).checkpoints.find((item: { id: string }) => item.id === checkpoint.id);
     try {
-      await edit({ signature: `${checkpoint.signature.slice(0, -1)}${checkpoint.signature.endsWith('0') ? '1' : '0'}` });
-      expect(await reported()).toEqual({ id: checkpoint.id, seq: checkpoint.seq, signature_valid: false, matches_chain: true });
-      expect((await verify(ctx.gateway)).ok).toBe(false);
+      // Every other spelling of the last character (its unused bits included) and a changed middle one.
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const last = alphabet.indexOf(checkpoint.signature.at(-1) as string);
+      const middle = checkpoint.signature.length >> 1;
+      const edits = [
+        // 64 bytes end in a character with 2 data bits: flipping an unused bit decodes to the same bytes.
+        ...[last ^ 1, last ^ 16].map((index) => `${checkpoint.signature.slice(0, -1)}${alphabet[index]}`),
+        `${checkpoint.signature.slice(0, middle)}${checkpoint.signature[middle] === 'A' ? 'B' : 'A'}${checkpoint.signature.slice(middle + 1)}`,
+      ];
+      for (const signature of edits) {
+        await edit({ signature });
+        expect(await reported()).toEqual({ id: checkpoint.id, seq: checkpoint.seq, signature_valid: false, matches_chain: true });
+        expect((await verify(ctx.gateway)).ok).toBe(false);
+      }
       await edit({ signature: checkpoint.signature, hash: 'a'.repeat(64) });
       expect(await reported()).toEqual({ id: checkpoint.id, seq: checkpoint.seq, signature_valid: false, matches_chain: false });
     } finally {

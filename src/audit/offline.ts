@@ -98,7 +98,13 @@ export function verifyEvidenceFiles(files: Map<string, Uint8Array>, options: { p
   }
 
   // 3. Checkpoints: signed by the key, sealing the entry at their seq; every checkpoint entry has its checkpoint.
-  const checkOne = (checkpoint: OfflineCheckpoint, label: string): boolean => {
+  // Older HMAC checkpoints inside the chain can only be noted; the package's own checkpoint and an
+  // exported head are always Ed25519, so relabelling them cannot switch their check off.
+  const checkOne = (checkpoint: OfflineCheckpoint, label: string, mustBeEd25519 = false): boolean => {
+    if (mustBeEd25519 && checkpoint.algorithm !== SIGNING_ALGORITHM) {
+      failures.push(`${label} ${checkpoint.id} at seq ${checkpoint.seq} is not signed with ${SIGNING_ALGORITHM}`);
+      return false;
+    }
     if (checkpoint.algorithm !== SIGNING_ALGORITHM) {
       notes.push(`${label} ${checkpoint.id} is signed with ${checkpoint.algorithm}, which only the gateway can check (POST /api/audit/verify)`);
       return true;
@@ -127,7 +133,7 @@ export function verifyEvidenceFiles(files: Map<string, Uint8Array>, options: { p
   const sealing = manifest?.checkpoint;
   if (sealing === undefined) failures.push('manifest.json has no checkpoint');
   else {
-    checkOne(sealing, 'the package checkpoint');
+    checkOne(sealing, 'the package checkpoint', true);
     if (previous !== undefined && previous.seq !== sealing.seq) failures.push(`audit.jsonl ends at seq ${previous.seq}, not at the package checkpoint's seq ${sealing.seq}`);
   }
 
@@ -135,7 +141,7 @@ export function verifyEvidenceFiles(files: Map<string, Uint8Array>, options: { p
   if (options.head !== undefined) {
     const head = (options.head as { checkpoint?: OfflineCheckpoint }).checkpoint;
     if (head === undefined || typeof head.seq !== 'number') failures.push('the head file holds no checkpoint (as GET /api/audit/head answers)');
-    else if (checkOne(head, 'the exported head') && !bySeq.has(head.seq)) {
+    else if (checkOne(head, 'the exported head', true) && !bySeq.has(head.seq)) {
       notes.push(`the exported head (seq ${head.seq}) is outside the package's entries (seq ${entries[0]?.seq ?? '-'}..${previous?.seq ?? '-'}): only its signature was checked`);
     }
   }

@@ -69,7 +69,11 @@ export function verifyCheckpointSignature(publicKeyPem: string, checkpoint: Unsi
   try {
     const publicKey = createPublicKey(publicKeyPem);
     if (publicKey.asymmetricKeyType !== 'ed25519' || publicKeyId(publicKey) !== checkpoint.key_id) return false;
-    return verify(null, checkpointMessage(checkpoint), publicKey, Buffer.from(checkpoint.signature, 'base64url'));
+    const signature = Buffer.from(checkpoint.signature, 'base64url');
+    // Only the one canonical spelling counts: base64url's last character carries unused bits, so
+    // several strings decode to the same bytes, and an edited signature must never still verify.
+    if (signature.toString('base64url') !== checkpoint.signature) return false;
+    return verify(null, checkpointMessage(checkpoint), publicKey, signature);
   } catch {
     return false;
   }

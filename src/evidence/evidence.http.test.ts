@@ -189,6 +189,25 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
     const rehashed = verifyEvidenceFiles(withEntries(entries));
     expect(rehashed.ok).toBe(false);
     expect(rehashed.lines.join('\n')).toContain('is not the one it sealed');
+
+    // The forger also moves every checkpoint onto the new hashes and relabels them as old HMAC
+    // checkpoints (which only the gateway can check), redoing SHA256SUMS for every file changed.
+    const byHash = new Map(entries.map((entry) => [entry.seq, entry.hash]));
+    const relabel = (checkpoint: any) => ({ ...checkpoint, hash: byHash.get(checkpoint.seq) ?? checkpoint.hash, algorithm: 'hmac-sha256' });
+    const relabelled = withEntries(entries);
+    const checkpointLines = strFromU8(pristine.get('audit-checkpoints.jsonl') as Uint8Array).split('\n').filter(Boolean);
+    relabelled.set('audit-checkpoints.jsonl', strToU8(checkpointLines.map((line) => `${JSON.stringify(relabel(JSON.parse(line)))}\n`).join('')));
+    const manifest = JSON.parse(strFromU8(pristine.get('manifest.json') as Uint8Array));
+    relabelled.set('manifest.json', strToU8(JSON.stringify({ ...manifest, checkpoint: relabel(manifest.checkpoint) })));
+    let sums = strFromU8(relabelled.get('SHA256SUMS') as Uint8Array);
+    for (const name of ['audit-checkpoints.jsonl', 'manifest.json']) {
+      sums = sums.replace(new RegExp(`^[0-9a-f]{64} {2}${name.replace('.', '\\.')}$`, 'm'), `${sha256(relabelled.get(name) as Uint8Array)}  ${name}`);
+    }
+    relabelled.set('SHA256SUMS', strToU8(sums));
+    const downgraded = verifyEvidenceFiles(relabelled);
+    expect(downgraded.ok).toBe(false);
+    expect(downgraded.lines.join('\n')).toContain('the package checkpoint');
+    expect(downgraded.lines.join('\n')).toContain('is not signed with');
   });
 
   it('refuses a backwards or over-long period (400) before doing anything, and answers 404 for an unknown package', async () => {
