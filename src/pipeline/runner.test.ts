@@ -1,6 +1,6 @@
 // The runner's budgets for large texts: timeouts grow with the scanned size up to the ceiling, a
 // scan cut short has seen the head and the tail, and content is reported too large when it is
-// longer than maxChars after condensing or when a scan with time up to the ceiling did not finish.
+// longer than maxChars after condensing or when a large text's scan did not finish in its time.
 import { describe, expect, it } from 'vitest';
 import { SURFACES, type Detection, type Detector } from '../detectors/types.js';
 import { PIECE_CHARS, runDetectors, type BudgetScaling } from './runner.js';
@@ -64,6 +64,21 @@ describe('runDetectors on large texts', () => {
     // The second piece scanned is the last one (shorter: the rest of the text).
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen[1]).toBe(text.length % PIECE_CHARS || PIECE_CHARS);
+  });
+
+  it('reports a large text whose scan did not finish as too large even below the ceiling (a busy machine, a short budget)', async () => {
+    const text = diverse(2 * PIECE_CHARS);
+    const stuck = finder('test.stuck', 'never there', [], 200);
+    // A 2 s ceiling the scan never reaches: before, this was only a degraded check that fail_mode open lets through.
+    const result = await runDetectors([stuck, finder('test.later', 'never there')], text, context, { budgetMs: 30, defaultTimeoutMs: 20, scaling });
+    expect(result.runs.find((run) => run.key === 'test.stuck')?.status).toBe('timeout');
+    expect(result.contentTooLarge).toEqual({ chars: text.length, scannedChars: text.length, reason: 'time' });
+  });
+
+  it('keeps a small text that times out on the ordinary degraded path (fail_mode decides)', async () => {
+    const result = await runDetectors([finder('test.stuck', 'x', [], 100)], 'short text', context, { budgetMs: 30, defaultTimeoutMs: 20, scaling });
+    expect(result.degraded).toEqual(['test.stuck']);
+    expect(result.contentTooLarge).toBeUndefined();
   });
 
   it('checks the head and the tail of a text longer than maxChars and reports it too large', async () => {

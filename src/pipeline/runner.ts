@@ -6,8 +6,8 @@
 // Large texts (over PIECE_CHARS) are first condensed (src/detectors/condense.ts: runs of padding
 // shortened, offsets mapped back), so padding costs neither time nor reach; the timeouts and the
 // budget then grow with what is left to scan, up to a ceiling. A text still longer than
-// `maxChars` has its head and tail checked and is reported as too large, as is one whose scan did
-// not finish although its time had reached the ceiling.
+// `maxChars` has its head and tail checked and is reported as too large, as is any large text
+// whose scan did not finish in its time.
 import { condense, headAndTail, type Condensed } from '../detectors/condense.js';
 import type { Detection, DetectContext, Detector } from '../detectors/types.js';
 
@@ -103,18 +103,18 @@ export async function runDetectors(
   context: Omit<DetectContext, 'deadline'>,
   limits: RunLimits,
 ): Promise<RunResult> {
-  const started = performance.now();
   const { scaling } = limits;
   const prepared = prepare(text, scaling);
   const scanned = prepared.text;
+  // The budget starts once the text is prepared: condensing is linear in what was sent, and on a
+  // busy machine it must not leave the detectors of a padded text no time at all.
+  const started = performance.now();
   const budget = scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling);
   const budgetEnd = started + budget.ms;
   const ordered = [...detectors].sort((a, b) => a.costRank - b.costRank);
   const runs: DetectorRun[] = [];
   const detections: Detection[] = [];
   const pending: Array<Promise<void>> = [];
-  /** Detectors whose allowance had reached the ceiling: not finishing means the text is too large. */
-  const atCeiling = new Set<string>();
 
   const record = (detector: Detector, status: DetectorStatus, found: Detection[], ms: number, error?: string) => {
     for (const detection of found) {
@@ -128,7 +128,6 @@ export async function runDetectors(
   for (const detector of ordered) {
     const now = performance.now();
     if (now >= budgetEnd) {
-      if (budget.capped) atCeiling.add(detector.key);
       record(detector, 'skipped_budget', [], 0);
       continue;
     }
@@ -136,7 +135,6 @@ export async function runDetectors(
     const input = detector.wholeText === true ? text : scanned;
     const allowance = scaled(detector.timeoutMs ?? limits.defaultTimeoutMs, scaling?.timeoutPerKbMs ?? 0, input.length, scaling);
     const timeoutMs = Math.min(allowance.ms, budgetEnd - now);
-    if (allowance.capped || (budget.capped && budgetEnd - now <= allowance.ms)) atCeiling.add(detector.key);
     const deadline = Date.now() + timeoutMs;
     if (input.length > PIECE_CHARS && detector.wholeText !== true) {
       pending.push(scanInPieces(detector, input, { ...context, deadline }, deadline, now, record));
@@ -160,7 +158,11 @@ export async function runDetectors(
   }
   await Promise.all(pending);
   const degraded = runs.filter((run) => run.status !== 'ok').map((run) => run.key);
-  const outOfTime = runs.some((run) => (run.status === 'timeout' || run.status === 'skipped_budget') && atCeiling.has(run.key));
+  // A large text whose scan did not finish, whatever the reason (its size, a busy machine, a call
+  // out of time), counts as too large: its sender chose the size, so it must not turn into a
+  // degraded check that fail_mode open lets through.
+  const large = scaling !== undefined && text.length > PIECE_CHARS;
+  const outOfTime = large && runs.some((run) => run.status === 'timeout' || run.status === 'skipped_budget');
   if (!prepared.tooLarge && !outOfTime) return { detections, runs, degraded };
   return { detections, runs, degraded, contentTooLarge: { chars: text.length, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
 }
