@@ -9,7 +9,7 @@ import {
   PostgresDialect,
   SqliteDialect,
   sql,
-  type CompiledQuery,
+  CompiledQuery,
   type DatabaseConnection,
   type Dialect as KyselyDialect,
   type Driver,
@@ -59,7 +59,7 @@ export class Store {
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
     file.pragma('foreign_keys = ON');
-    return new Store(new Kysely<Database>({ dialect: storableTextDialect(new SqliteDialect({ database: file })) }), 'sqlite', location);
+    return new Store(new Kysely<Database>({ dialect: storableTextDialect(new SqliteDialect({ database: file }), { immediateTransactions: true }) }), 'sqlite', location);
   }
 
   /** Applies every pending migration; returns the name of the latest one applied. */
@@ -113,12 +113,12 @@ export class Store {
  * refuse a statement (NUL) or come back different from what was written (lone surrogates), and a
  * lookup by such a value finds what was stored for it.
  */
-export function storableTextDialect(inner: KyselyDialect): KyselyDialect {
+export function storableTextDialect(inner: KyselyDialect, options: { immediateTransactions?: boolean } = {}): KyselyDialect {
   return {
     createAdapter: () => inner.createAdapter(),
     createIntrospector: (db) => inner.createIntrospector(db),
     createQueryCompiler: () => inner.createQueryCompiler(),
-    createDriver: () => new StorableTextDriver(inner.createDriver()),
+    createDriver: () => new StorableTextDriver(inner.createDriver(), options.immediateTransactions === true),
   };
 }
 
@@ -152,7 +152,15 @@ class StorableTextConnection implements DatabaseConnection {
 class StorableTextDriver implements Driver {
   private readonly wrapped = new WeakMap<DatabaseConnection, StorableTextConnection>();
 
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    /**
+     * SQLite: BEGIN IMMEDIATE. A deferred transaction that reads and then writes fails at once with
+     * SQLITE_BUSY_SNAPSHOT (no busy wait) when another connection — the recording worker — committed
+     * in between; taking the write lock first makes it wait its turn instead.
+     */
+    private readonly immediate = false,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
@@ -168,8 +176,9 @@ class StorableTextDriver implements Driver {
     return wrapper;
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(unwrap(connection), settings);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (this.immediate) await unwrap(connection).executeQuery(CompiledQuery.raw('begin immediate'));
+    else await this.inner.beginTransaction(unwrap(connection), settings);
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
