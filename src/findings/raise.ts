@@ -71,7 +71,7 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'mcp.undeclared_tool': 'unknown tool',
 };
 
-/** The baseline rule that blocks content too large to check (src/policy/packs). */
+/** The baseline rule that blocks content too large to check (packs/shipped/baseline.yaml). */
 const CONTENT_TOO_LARGE_RULE = 'detection.content_too_large';
 
 /** A composed escalation that starts from reading a secret is about credentials. */
