@@ -164,7 +164,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
   const customRulesDetector = new CustomRulesDetector();
   const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY];
-  const detectorRegistry = new DetectorRegistry([...(deps.detectors ?? ALL_DETECTORS), customRulesDetector], detectorKeys);
+  const detectorRegistry = new DetectorRegistry([...(deps.detectors ?? ALL_DETECTORS), customRulesDetector], detectorKeys, {
+    acceptRestrictedModelLicences: config.accept_restricted_model_licences,
+  });
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
   if (unknown.length > 0) {
     throw new ConfigError(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DETECTORS } from '../config/schema.js';
-import { DIALECTS, json, withGateway } from '../../test/helpers/gateway.js';
+import { DIALECTS, json, startGateway, withGateway } from '../../test/helpers/gateway.js';
 
 describe.each(DIALECTS)('detectors API (%s)', (dialect) => {
   const ctx = withGateway({ dialect });
@@ -19,6 +19,35 @@ describe.each(DIALECTS)('detectors API (%s)', (dialect) => {
     expect(response.status).toBe(422);
     expect((await json(response)).detail).toContain('not installed');
     expect((await ctx.gateway.request('/api/detectors/no.such', { method: 'POST', json: { enabled: true } })).status).toBe(404);
+  });
+
+  it('refuses a restricted-licence detector while accept_restricted_model_licences is false', async () => {
+    const listed = await json(ctx.gateway.request('/api/detectors'));
+    const restricted = listed.items.find((item: { key: string }) => item.key === 'safety.restricted');
+    expect(restricted).toMatchObject({ available: false, reason: expect.stringContaining('accept_restricted_model_licences') });
+    const response = await ctx.gateway.request('/api/detectors/safety.restricted', { method: 'POST', json: { enabled: true } });
+    expect(response.status).toBe(422);
+    expect((await json(response)).detail).toContain('accept_restricted_model_licences');
+    // Other model detectors carry no such licence: their reason is only the missing package.
+    const classifier = listed.items.find((item: { key: string }) => item.key === 'injection.classifier');
+    expect(classifier.reason).not.toContain('licence');
+  });
+
+  it('once restricted licences are accepted, a restricted detector is refused only for what is not installed', async () => {
+    const accepting = await startGateway({ dialect, overrides: { accept_restricted_model_licences: true } });
+    try {
+      const listed = await json(accepting.request('/api/detectors'));
+      const restricted = listed.items.find((item: { key: string }) => item.key === 'safety.restricted');
+      expect(restricted.reason).toContain('not installed');
+      expect(restricted.reason).not.toContain('accept_restricted_model_licences');
+      const response = await accepting.request('/api/detectors/safety.restricted', { method: 'POST', json: { enabled: true } });
+      expect(response.status).toBe(422);
+      const detail = (await json(response)).detail as string;
+      expect(detail).toContain('not installed');
+      expect(detail).not.toContain('accept_restricted_model_licences');
+    } finally {
+      await accepting.close();
+    }
   });
 
   it('switches a detector off and on, audited, and the pipeline follows', async () => {

@@ -66,6 +66,9 @@ describe('optional detectors', () => {
   it('tells judgment detectors apart from model detectors in the reason', () => {
     expect(byKey.get('injection.judgment')?.available().reason).toMatch(/judgment_tiers.*allow_egress/);
     expect(byKey.get('injection.classifier')?.available().reason).toMatch(/weights/);
-    expect(byKey.get('safety.restricted')?.available().reason).toMatch(/restricted model licences/);
+  });
+
+  it('marks only safety.restricted as carrying a restricted model licence', () => {
+    expect(optionalDetectors.filter((detector) => detector.restrictedLicence === true).map((detector) => detector.key)).toEqual(['safety.restricted']);
   });
 });

@@ -21,6 +21,8 @@ interface OptionalDetectorSpec {
   entityTypes: readonly string[];
   costRank: number;
   timeoutMs?: number;
+  /** Its model carries a restricted licence (only with `accept_restricted_model_licences`). */
+  restrictedLicence?: boolean;
   reason: string;
 }
 
@@ -67,9 +69,8 @@ const OPTIONAL_DETECTOR_SPECS: readonly OptionalDetectorSpec[] = [
     surfaces: SAFETY_SURFACES,
     entityTypes: ['SAFETY.HARM'],
     costRank: 61,
-    reason:
-      'needs an optional model package, local weights and the environment switch accepting restricted model ' +
-      'licences; not installed',
+    restrictedLicence: true,
+    reason: NEEDS_MODEL,
   },
   {
     key: 'rails.config_engine',
@@ -116,6 +117,7 @@ function unavailableDetector(spec: OptionalDetectorSpec): Detector {
     },
   };
   if (spec.timeoutMs !== undefined) detector.timeoutMs = spec.timeoutMs;
+  if (spec.restrictedLicence === true) detector.restrictedLicence = true;
   return detector;
 }
 

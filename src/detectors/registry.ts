@@ -2,7 +2,7 @@
 // setting, then operator switches stored in the database), which are available, and their run
 // statistics. Hot path: `forSurface()` answers from a per-surface list rebuilt only on change.
 import type { DetectorRun } from '../pipeline/runner.js';
-import type { Detector, Surface } from './types.js';
+import type { Availability, Detector, Surface } from './types.js';
 
 export interface DetectorStats {
   runs: number;
@@ -13,6 +13,15 @@ export interface DetectorStats {
   matched: number;
   total_ms: number;
   max_ms: number;
+}
+
+/** Why a restricted-licence detector cannot run while the operator has not accepted such licences. */
+export const RESTRICTED_LICENCE_REASON =
+  'its model carries a restricted licence: set accept_restricted_model_licences (PARAPET_ACCEPT_RESTRICTED_MODEL_LICENCES) to true to allow it';
+
+export interface DetectorRegistryOptions {
+  /** The `accept_restricted_model_licences` setting: may detectors with restricted-licence models run. */
+  acceptRestrictedModelLicences?: boolean;
 }
 
 const emptyStats = (): DetectorStats => ({ runs: 0, ok: 0, timeout: 0, skipped_budget: 0, error: 0, matched: 0, total_ms: 0, max_ms: 0 });
@@ -26,6 +35,7 @@ export class DetectorRegistry {
   constructor(
     readonly detectors: readonly Detector[],
     enabledKeys: readonly string[],
+    private readonly options: DetectorRegistryOptions = {},
   ) {
     this.byKey = new Map(detectors.map((detector) => [detector.key, detector]));
     this.enabled = new Set(enabledKeys);
@@ -34,6 +44,14 @@ export class DetectorRegistry {
 
   get(key: string): Detector | undefined {
     return this.byKey.get(key);
+  }
+
+  /** Whether a detector can run here: its own availability, after the licence setting. */
+  availability(detector: Detector): Availability {
+    if (detector.restrictedLicence === true && this.options.acceptRestrictedModelLicences !== true) {
+      return { available: false, reason: RESTRICTED_LICENCE_REASON };
+    }
+    return detector.available();
   }
 
   isEnabled(key: string): boolean {
@@ -64,7 +82,7 @@ export class DetectorRegistry {
     let list = this.bySurface.get(surface);
     if (list === undefined) {
       list = this.detectors.filter(
-        (detector) => this.enabled.has(detector.key) && detector.surfaces.includes(surface) && detector.available().available,
+        (detector) => this.enabled.has(detector.key) && detector.surfaces.includes(surface) && this.availability(detector).available,
       );
       this.bySurface.set(surface, list);
     }
@@ -75,7 +93,7 @@ export class DetectorRegistry {
   unavailableEnabled(): Array<{ key: string; reason: string }> {
     return this.detectors
       .filter((detector) => this.enabled.has(detector.key))
-      .map((detector) => ({ key: detector.key, availability: detector.available() }))
+      .map((detector) => ({ key: detector.key, availability: this.availability(detector) }))
       .filter(({ availability }) => !availability.available)
       .map(({ key, availability }) => ({ key, reason: availability.reason ?? 'unavailable' }));
   }

@@ -20,7 +20,7 @@ export const detectorRoutes: FastifyPluginAsyncTypebox<{ detectors: DetectorServ
       config: { access: 'operator' },
       schema: {
         tags,
-        summary: 'Switch a detector on or off (refused for a detector that is not installed)',
+        summary: 'Switch a detector on or off (refused for a detector that cannot run: not installed, or its model licence not accepted)',
         params: DetectorKeyParams,
         body: SwitchDetectorBody,
         response: { 200: DetectorViewSchema },

@@ -27,7 +27,7 @@ export class DetectorService {
 
   list(): DetectorView[] {
     return this.registry.detectors.map((detector) => {
-      const availability = detector.available();
+      const availability = this.registry.availability(detector);
       const stats = this.registry.stats.get(detector.key);
       const runs = stats?.runs ?? 0;
       return {
@@ -57,9 +57,9 @@ export class DetectorService {
   async setEnabled(caller: Principal, key: string, enabled: boolean, reason: string | undefined): Promise<DetectorView> {
     const detector = this.registry.get(key);
     if (detector === undefined) throw notFound('detector', key);
-    const availability = detector.available();
+    const availability = this.registry.availability(detector);
     if (enabled && !availability.available) {
-      throw problem('refused', `detector ${key} is not installed: ${availability.reason ?? 'unavailable'}`);
+      throw problem('refused', `detector ${key} cannot run: ${availability.reason ?? 'unavailable'}`);
     }
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {

@@ -90,6 +90,11 @@ export interface Detector {
    * texts in bounded, overlapping pieces and yields to the event loop between them.
    */
   wholeText?: boolean;
+  /**
+   * Its model is published under a licence that restricts use (spec 01 §2.4): it may run only when
+   * the operator sets `accept_restricted_model_licences`. The registry enforces it.
+   */
+  restrictedLicence?: boolean;
   available(): Availability;
   detect(text: string, context: DetectContext): Detection[] | Promise<Detection[]>;
   /**

@@ -27,6 +27,9 @@ async function agentWithGrant(gateway: TestGateway, slug: string, toolKeyName: s
 const call = (gateway: TestGateway, agent: string, body: Record<string, unknown>) =>
   json(gateway.request('/v1/mcp/call', { method: 'POST', json: body, headers: { 'x-parapet-agent': agent } }));
 
+/** The fields of every guard answer (spec 01 §2.1), which /v1/mcp/call answers at its top level too. */
+const DECISION_FIELDS = ['decision_id', 'verdict', 'effective_verdict', 'mode', 'rules_fired', 'reason', 'explanation', 'entities', 'degraded'];
+
 const toolOf = async (gateway: TestGateway, server: string, tool: string) => {
   const list = await json(gateway.request('/api/mcp-servers'));
   return list.items.find((item: any) => item.name === server)?.tools.find((item: any) => item.name === tool);
@@ -207,10 +210,24 @@ describe.each(DIALECTS)('MCP governance (%s)', (dialect) => {
     const first = await call(gateway, 'docs-bot', { server: 'docs', tool: 'find', arguments: { q: 'report' }, result: injected, session_id: 'sess-1' });
     expect(first.decisions.result.effective_verdict).toBe('block');
     expect(first.decisions.result.entities).toContain('INJECTION.INSTRUCTION_OVERRIDE');
+    // The top level is a whole Decision: the stricter part's (here the result's, whose
+    // effective verdict is block), with both parts kept in `decisions`.
+    for (const field of DECISION_FIELDS) expect(first, field).toHaveProperty(field);
+    expect(first).toMatchObject({
+      decided_by: 'result',
+      decision_id: first.decisions.result.decision_id,
+      verdict: first.decisions.result.verdict,
+      effective_verdict: 'block',
+      entities: first.decisions.result.entities,
+    });
+    expect(first.decisions.arguments.decision_id).not.toBe(first.decision_id);
     const next = await call(gateway, 'docs-bot', { server: 'docs', tool: 'find', arguments: { q: 'attacker@evil.example' }, session_id: 'sess-1' });
     expect(next.verdict).toBe('block');
     expect(next.decisions.arguments.explanation.tool_call.taint.level).toBe('hostile');
     expect(next.decisions.arguments.rules_fired.map((rule: any) => rule.rule_id)).toContain('taint.hostile_arguments');
+    expect(next).toMatchObject({ decided_by: 'arguments', decision_id: next.decisions.arguments.decision_id });
+    expect(next.rules_fired.map((rule: any) => rule.rule_id)).toContain('taint.hostile_arguments');
+    expect(next.explanation.dispute.decision_id).toBe(next.decision_id);
 
     await gateway.request('/api/mcp-servers', { method: 'POST', json: { name: 'internal', trust_level: 'trusted', pinned_version: '1' } });
     await gateway.request('/api/mcp-servers/internal/scan', { method: 'POST', json: { tools: [SEARCH] } });
@@ -230,6 +247,7 @@ describe.each(DIALECTS)('MCP governance (%s)', (dialect) => {
     const held = await call(gateway, 'careful-bot', body);
     expect(held.verdict).toBe('escalate');
     const approvalId = held.decisions.arguments.approval_id;
+    expect(held).toMatchObject({ decided_by: 'arguments', approval_id: approvalId, mode: expect.any(String), reason: expect.any(String) });
     expect((await gateway.request(`/api/approvals/${approvalId}/approve`, { method: 'POST', json: {} })).status).toBe(200);
     expect((await call(gateway, 'careful-bot', { ...body, approval_id: approvalId })).verdict).toBe('allow');
     expect((await call(gateway, 'careful-bot', { ...body, approval_id: approvalId })).verdict).toBe('escalate');
@@ -238,6 +256,15 @@ describe.each(DIALECTS)('MCP governance (%s)', (dialect) => {
   it('needs the agent named: 400 without X-Parapet-Agent under a traffic token', async () => {
     const response = await ctx.gateway.request('/v1/mcp/call', { method: 'POST', json: { server: 'docs', tool: 'find' } });
     expect(response.status).toBe(400);
+  });
+
+  it('describes the /v1/mcp/call answer in /openapi.json as a Decision with the parts alongside', async () => {
+    const document = await json(ctx.gateway.request('/openapi.json'));
+    const answer = document.paths['/v1/mcp/call'].post.responses['200'].content['application/json'].schema;
+    for (const field of [...DECISION_FIELDS, 'decided_by', 'decisions']) expect(answer.properties, field).toHaveProperty(field);
+    expect(answer.required).toEqual(expect.arrayContaining([...DECISION_FIELDS, 'decided_by', 'decisions']));
+    expect(answer.properties.decisions.properties).toHaveProperty('arguments');
+    expect(answer.properties.decisions.properties).toHaveProperty('result');
   });
 
   it('scans a stdio server started with the SDK; only an admin may register one', async () => {

@@ -81,6 +81,9 @@ export const mcpRoutes: FastifyPluginAsyncTypebox<{ mcp: McpService }> = async (
       schema: {
         tags,
         summary: 'Govern one MCP call: arguments as tool_args, the result (when given) as tool_result',
+        description:
+          'Answers a Decision like every guard call: the Decision of the stricter part (by verdict, then effective_verdict; ' +
+          'the arguments on a tie), named in decided_by, with each part\'s Decision in decisions.',
         body: McpCallBody,
         response: { 200: McpCallAnswer },
       },

@@ -137,11 +137,25 @@ export const McpCallBody = Body(
 );
 export type McpCallBody = Static<typeof McpCallBody>;
 
-export const McpCallAnswer = Type.Object({
-  verdict: StringEnum(['allow', 'block', 'escalate']),
-  decisions: Type.Object({
-    arguments: DecisionSchema,
-    result: Type.Optional(DecisionSchema),
-  }),
-});
+export const MCP_CALL_PARTS = ['arguments', 'result'] as const;
+
+/**
+ * A Decision like every guard answer (spec 01 §2.1): the deciding part's, that is the part with the
+ * stricter verdict, then the stricter effective_verdict, the arguments on a tie. Both parts' own
+ * Decisions stay in `decisions`.
+ */
+export const McpCallAnswer = Type.Object(
+  {
+    ...DecisionSchema.properties,
+    decided_by: StringEnum(MCP_CALL_PARTS, { description: 'which part the top-level Decision is: the stricter one' }),
+    decisions: Type.Object(
+      {
+        arguments: DecisionSchema,
+        result: Type.Optional(DecisionSchema),
+      },
+      { description: 'the Decision of each part: the arguments checked as tool_args, the result (when given) as tool_result' },
+    ),
+  },
+  { description: "the deciding part's Decision, with every part's Decision in decisions" },
+);
 export type McpCallAnswer = Static<typeof McpCallAnswer>;

@@ -219,20 +219,20 @@ export class McpService {
       ...(body.approval_id === undefined ? {} : { approvalId: body.approval_id }),
       ...session,
     });
-    const decisions: McpCallAnswer['decisions'] = { arguments: argumentsDecision };
-    if (body.result !== undefined) {
-      // A trusted server's result is still checked, but it is not remembered as untrusted
-      // content of the session, so its values carry no taint into later calls.
-      const trusted = server?.trust_level === 'trusted';
-      decisions.result = await this.deps.pipeline.decide({
-        agent,
-        surface: 'tool_result',
-        tool: key,
-        content: resultText(body.result),
-        ...(trusted ? {} : session),
-      });
-    }
-    return { verdict: strongestVerdict(Object.values(decisions)), decisions };
+    if (body.result === undefined) return { ...argumentsDecision, decided_by: 'arguments', decisions: { arguments: argumentsDecision } };
+    // A trusted server's result is still checked, but it is not remembered as untrusted
+    // content of the session, so its values carry no taint into later calls.
+    const trusted = server?.trust_level === 'trusted';
+    const resultDecision = await this.deps.pipeline.decide({
+      agent,
+      surface: 'tool_result',
+      tool: key,
+      content: resultText(body.result),
+      ...(trusted ? {} : session),
+    });
+    const decisions = { arguments: argumentsDecision, result: resultDecision };
+    const decidedBy = stricter(resultDecision, argumentsDecision) ? 'result' : 'arguments';
+    return { ...decisions[decidedBy], decided_by: decidedBy, decisions };
   }
 
   private async onListChanged(server: string): Promise<void> {
@@ -536,8 +536,8 @@ function resultText(result: unknown): string {
 
 const RANK = { allow: 0, escalate: 1, block: 2 } as const;
 
-function strongestVerdict(decisions: readonly Decision[]): Decision['verdict'] {
-  let verdict: Decision['verdict'] = 'allow';
-  for (const decision of decisions) if (RANK[decision.verdict] > RANK[verdict]) verdict = decision.verdict;
-  return verdict;
+/** Whether `a` is stricter than `b`: by verdict, then by effective verdict (what observe-mode packs would do). */
+function stricter(a: Decision, b: Decision): boolean {
+  if (RANK[a.verdict] !== RANK[b.verdict]) return RANK[a.verdict] > RANK[b.verdict];
+  return RANK[a.effective_verdict] > RANK[b.effective_verdict];
 }

@@ -7,7 +7,7 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway, type TestGateway } from '../../test/helpers/gateway.js';
-import { decodeTraceRequest } from './protobuf.js';
+import { decodeTraceRequest, traceServiceTypes } from './protobuf.js';
 
 /** Finished spans made by the real SDK: one root span with `attributes`, and a child when asked. */
 function makeSpans(name: string, attributes: Attributes = {}, withChild = false): ReadableSpan[] {
@@ -199,17 +199,17 @@ describe.each(DIALECTS)('OTLP trace ingest over HTTP (%s)', (dialect) => {
     const request = {
       resourceSpans: [{ scopeSpans: [{ spans: [span(good, Buffer.from(hex(8, 'e1'), 'hex').toString('base64')), span(good, 'AAAA')] }] }],
     };
-    // Encodes with the same published definitions the gateway decodes with.
-    const generated = (await import('@opentelemetry/otlp-transformer/build/src/generated/root.js')).default as any;
-    const Request = generated.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+    // Encodes with the same published definitions the gateway decodes with (the OTel exporter
+    // tests above send what the SDK encodes).
+    const Request = traceServiceTypes.request;
     const bytes = Request.encode(Request.fromObject(request)).finish();
     expect(decodeTraceRequest(bytes).resourceSpans).toHaveLength(1);
     const response = await ctx.gateway.request('/v1/traces', { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'x-parapet-agent': 'some-agent' }, body: bytes });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/x-protobuf');
     const answer = Buffer.from(await response.arrayBuffer());
-    const Response = generated.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
-    const decoded = Response.toObject(Response.decode(answer), { longs: String });
+    const Response = traceServiceTypes.response;
+    const decoded = Response.toObject(Response.decode(answer), { longs: String }) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
     expect(decoded.partialSuccess.rejectedSpans).toBe('1');
     expect(decoded.partialSuccess.errorMessage).toContain('spanId is not 8 bytes');
     expect(await storedSpans(ctx.gateway, hex(16, 'e1'))).toHaveLength(1);

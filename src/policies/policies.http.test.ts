@@ -261,9 +261,22 @@ rules:
     const lint = await api('/api/policies/lint');
     expect(lint.status).toBe(200);
     expect(lint.body).toMatchObject({ passed: expect.any(Boolean), counts: expect.any(Object) });
-    const rego = await api('/api/policies/financial-actions/rego');
-    expect(rego.body.rego).toContain('package ');
-    expect(rego.body.rego).toContain('finance.refund_approval');
-    expect((await api('/api/policies/nothing-here/rego')).status).toBe(404);
+    // The module itself, as OPA tools read it (`opa eval -d`, `opa check`), not wrapped in JSON.
+    const rego = await ctx.gateway.request('/api/policies/financial-actions/rego');
+    expect(rego.status).toBe(200);
+    expect(rego.headers.get('content-type')).toMatch(/^text\/plain/);
+    const module = await rego.text();
+    expect(module).toMatch(/^# Parapet policy pack financial-actions v1, exported for Open Policy Agent\./);
+    expect(module).toMatch(/^package parapet\.policy\.financial_actions$/m);
+    expect(module).toContain('import rego.v1');
+    expect(module).toContain('finance.refund_approval');
+    // The example input travels as a comment: one JSON object after the marker line.
+    const example = /^# Example input[^\n]*\n# (\{.*\})$/m.exec(module);
+    expect(JSON.parse(example?.[1] ?? 'null')).toMatchObject({ surface: 'tool_args', tool: 'issue_refund' });
+    const missing = await ctx.gateway.request('/api/policies/nothing-here/rego');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const document = await json(ctx.gateway.request('/openapi.json'));
+    expect(Object.keys(document.paths['/api/policies/{key}/rego'].get.responses['200'].content)).toEqual(['text/plain']);
   });
 });

@@ -26,7 +26,7 @@ import {
   ProposalList,
   ProposalParams,
   ProposalQuery,
-  RegoSchema,
+  RegoModuleSchema,
   ReviewBody,
   RollbackBody,
   RuleChangeBody,
@@ -94,8 +94,17 @@ export const policyRoutes: FastifyPluginAsyncTypebox<PolicyRouteDeps> = async (a
   );
   app.get(
     '/api/policies/:key/rego',
-    { config: { access: 'viewer' }, schema: { tags, summary: 'The live version as an Open Policy Agent (Rego) module giving the same verdicts', params: PolicyKeyParams, response: { 200: RegoSchema } } },
-    async (request) => policies.rego(request.params.key),
+    {
+      config: { access: 'viewer' },
+      schema: {
+        tags,
+        summary: 'The live version as an Open Policy Agent (Rego) module giving the same verdicts',
+        description: 'The module text itself (text/plain), as OPA tools read it; a closing comment shows an example input.',
+        params: PolicyKeyParams,
+        response: { 200: { description: 'a Rego module', content: { 'text/plain': { schema: RegoModuleSchema } } } },
+      },
+    },
+    async (request, reply) => reply.type('text/plain; charset=utf-8').send(policies.rego(request.params.key)),
   );
   app.post(
     '/api/policies/:key/mode',

@@ -148,14 +148,8 @@ export const EffectiveSchema = Type.Object({
   ),
 });
 
-export const RegoSchema = Type.Object({
-  key: Type.String(),
-  version: Type.Integer(),
-  package: Type.String(),
-  rego: Type.String(),
-  /** What `input` looks like for the module: the facts of an example tool call. */
-  input_example: Type.Unknown(),
-});
+/** GET /api/policies/{key}/rego answers the module text (package parapet.policy.<key>, import rego.v1). */
+export const RegoModuleSchema = Type.String({ description: 'a Rego module: package parapet.policy.<key with - as _>, import rego.v1' });
 
 export const SimulateBody = Body({
   body: PolicyText,

@@ -294,13 +294,16 @@ export class PolicyService {
     return this.lintWith(null);
   }
 
-  rego(key: string): { key: string; version: number; package: string; rego: string; input_example: unknown } {
+  /**
+   * The live version as a Rego module (its first line names the key and live version), ending with
+   * a comment that shows what `input` looks like, so the text alone is enough to try it in OPA.
+   */
+  rego(key: string): string {
     const policy = this.deps.registry.policy(key);
     if (policy === undefined) throw notFound('policy', key);
     const pack = { ...policy.pack, mode: policy.mode, version: policy.version };
-    const rego = toRego(pack);
-    const packageLine = /^package\s+(\S+)/m.exec(rego)?.[1] ?? '';
-    return { key, version: policy.version, package: packageLine, rego, input_example: factsToRegoInput(EXAMPLE_FACTS) };
+    const example = JSON.stringify(factsToRegoInput(EXAMPLE_FACTS));
+    return `${toRego(pack)}\n# Example input (a tool call with one detection), e.g. for opa eval --stdin-input:\n# ${example}\n`;
   }
 
   /** Makes a saved version live (or unbinds the policy when `version` is null), in its own mode. */

@@ -5,7 +5,7 @@
 import { problem } from '../http/problems.js';
 import type { Clock } from '../lib/clock.js';
 import type { ReadStore } from '../store/reader.js';
-import type { Breakdown, BreakdownQuery, ErrorsMetrics, MetricsQuery, RuleMetrics, Summary } from './schemas.js';
+import { DEFAULT_BREAKDOWN_DIM, type Breakdown, type BreakdownQuery, type ErrorsMetrics, type MetricsQuery, type RuleMetrics, type Summary } from './schemas.js';
 import * as traces from './store.js';
 import type { TraceFilter } from './store.js';
 
@@ -185,14 +185,16 @@ export class MetricsService {
     const { window, filter } = this.window(query);
     let items: Breakdown['items'];
     let sampled = false;
-    if (query.dim === 'entity' || query.dim === 'rule') {
-      const column = query.dim === 'entity' ? 'entities' : 'rules';
+    // The route's schema fills the default; callers inside the process may leave it out too.
+    const dim = query.dim ?? DEFAULT_BREAKDOWN_DIM;
+    if (dim === 'entity' || dim === 'rule') {
+      const column = dim === 'entity' ? 'entities' : 'rules';
       const values = new Map<string, Breakdown['items'][number]>();
       const scan = await traces.scanJsonColumn(db, dialect, filter, column, { max: MAX_ROWS, pageSize: PAGE_ROWS, nonEmpty: column }, (rows) => {
         for (const row of rows) {
           const names = new Set<string>();
           for (const item of parseArray(row.json)) {
-            const name = query.dim === 'entity' ? item : (item as { rule_id?: unknown } | null)?.rule_id;
+            const name = dim === 'entity' ? item : (item as { rule_id?: unknown } | null)?.rule_id;
             if (typeof name === 'string') names.add(name);
           }
           for (const name of names) {
@@ -207,11 +209,11 @@ export class MetricsService {
       items = [...values.values()];
       sampled = scan.sampled;
     } else {
-      items = await traces.columnBreakdown(db, dialect, filter, query.dim);
+      items = await traces.columnBreakdown(db, dialect, filter, dim);
     }
     // Most frequent first; among equals, by value, with 'no value' last.
     items.sort((a, b) => b.count - a.count || (a.value === null ? 1 : 0) - (b.value === null ? 1 : 0) || (a.value ?? '').localeCompare(b.value ?? ''));
-    return { ...window, dim: query.dim, items: items.slice(0, MAX_VALUES), distinct_values: items.length, sampled };
+    return { ...window, dim, items: items.slice(0, MAX_VALUES), distinct_values: items.length, sampled };
   }
 }
 

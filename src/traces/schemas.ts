@@ -92,8 +92,11 @@ export type MetricsQuery = Static<typeof MetricsQuery>;
 export const BREAKDOWN_DIMS = ['agent', 'surface', 'verdict', 'tool', 'environment', 'entity', 'rule'] as const;
 export type BreakdownDim = (typeof BREAKDOWN_DIMS)[number];
 
+/** The dimension of GET /api/metrics/breakdown when the query names none. */
+export const DEFAULT_BREAKDOWN_DIM: BreakdownDim = 'agent';
+
 export const BreakdownQuery = Type.Object({
-  dim: StringEnum(BREAKDOWN_DIMS),
+  dim: Type.Optional(StringEnum(BREAKDOWN_DIMS, { default: DEFAULT_BREAKDOWN_DIM, description: `the dimension to count by (default ${DEFAULT_BREAKDOWN_DIM})` })),
   ...MetricsQuery.properties,
 });
 export type BreakdownQuery = Static<typeof BreakdownQuery>;

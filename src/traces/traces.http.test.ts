@@ -348,7 +348,13 @@ describe.each(DIALECTS)('metrics over HTTP (%s)', (dialect) => {
     expect(rule.items).toEqual(perName((d) => d.rules_fired.map((r) => r.rule_id)));
     expect(rule.items.find((item: { value: string }) => item.value === 'capability.denied')).toMatchObject({ count: 3, blocked: 3 });
 
-    for (const bad of ['?dim=colour', '', '?dim=agent&range=1w', '?dim=agent&range=366d', '?dim=agent&range=8761h', '?dim=agent&range=0h', '?dim=agent&range=24']) {
+    // Without dim the breakdown is per agent (the documented default, also in /openapi.json).
+    const document = await json(ctx.gateway.request('/openapi.json'));
+    const dimParameter = document.paths['/api/metrics/breakdown'].get.parameters.find((parameter: { name: string }) => parameter.name === 'dim');
+    expect(dimParameter).toMatchObject({ required: false, schema: { default: 'agent' } });
+    expect(await metrics('breakdown')).toMatchObject({ dim: 'agent', items: agent.items, distinct_values: agent.distinct_values });
+    expect(await metrics('breakdown?agent=mx-b')).toMatchObject({ dim: 'agent', items: [{ value: 'mx-b', count: 3, blocked: 2 }] });
+    for (const bad of ['?dim=colour', '?dim=', '?dim=agent&range=1w', '?dim=agent&range=366d', '?dim=agent&range=8761h', '?dim=agent&range=0h', '?dim=agent&range=24']) {
       const response = await ctx.gateway.request(`/api/metrics/breakdown${bad}`, { token: viewer });
       expect(response.status, bad).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

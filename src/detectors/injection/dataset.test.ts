@@ -1,8 +1,10 @@
-// Dataset quality test of injection.heuristic on the development set (../shared/datasets): each
+// Dataset quality test of injection.heuristic on the development-set fixture kept in the repository
+// (test/fixtures/datasets: every technique of the attack set and both benign sets, a few dozen rows
+// each; `npm run bench` scores the full sets in ../shared/datasets): each
 // case is checked on its own surface and counts as flagged when an INJECTION.* detection reaches
 // the baseline policy threshold of that surface. Prints per-category and per-language figures.
 import { describe, expect, it } from 'vitest';
-import { DATASET_FILES, counts, loadDataset, score } from '../quality/datasets.js';
+import { DATASET_FILES, FIXTURE_DIR, counts, loadDataset, score } from '../quality/datasets.js';
 import type { DatasetCase } from '../quality/datasets.js';
 import type { Detection, Surface } from '../types.js';
 import { injectionHeuristic } from './heuristic.js';
@@ -17,13 +19,13 @@ function flagged(testCase: DatasetCase): boolean {
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
-describe('injection.heuristic on the development set', () => {
+describe('injection.heuristic on the development-set fixture', () => {
   it('reaches the F1 and false-positive targets', () => {
-    const injections = loadDataset(DATASET_FILES.injection);
+    const injections = loadDataset(DATASET_FILES.injection, FIXTURE_DIR);
     const benignFiles = [DATASET_FILES.benignWildguard, DATASET_FILES.benignSelfInstruct];
 
     const positives = injections.map((c) => ({ c, flagged: flagged(c) }));
-    const benignByFile = benignFiles.map((file) => ({ file, outcomes: loadDataset(file).map((c) => ({ c, flagged: flagged(c) })) }));
+    const benignByFile = benignFiles.map((file) => ({ file, outcomes: loadDataset(file, FIXTURE_DIR).map((c) => ({ c, flagged: flagged(c) })) }));
 
     const overall = score([
       ...positives.map((o) => ({ positive: true, flagged: o.flagged })),
@@ -63,8 +65,10 @@ describe('injection.heuristic on the development set', () => {
     // False-positive targets are met; the F1 target (0.90) is not reachable for this detector on
     // this set (many of its cases are plain questions with no injection cue at all, e.g. an
     // off-topic question in another language), so the test guards the level reached instead of
-    // the target. The README's Benchmarks section has the breakdown.
-    // The false-positive guard keeps a margin under the 3% target for held-out benign sets.
+    // the target. The README's Benchmarks section has the full-set breakdown; on this fixture (12
+    // attacks per technique, 160 benign) the detector reaches F1 0.846, recall 0.733, precision 1.
+    // The false-positive guard keeps a margin under the 3% target for held-out benign sets (on 80
+    // benign rows per file it allows one false positive).
     for (const file of benignFiles) expect(fprByFile[file]!).toBeLessThanOrEqual(0.015);
     expect(overall.precision).toBeGreaterThanOrEqual(0.97);
     expect(overall.recall).toBeGreaterThanOrEqual(0.72);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prefilterCoverage, prefilterMisses } from '../injection/heuristic.js';
-import { DATASET_FILES, loadDataset } from '../quality/datasets.js';
+import { DATASET_FILES, FIXTURE_DIR, loadDataset } from '../quality/datasets.js';
 import { LiteralAutomaton } from './automaton.js';
 import { minimumDigits, prefixLiterals, requiredLiterals } from './required.js';
 
@@ -159,16 +159,17 @@ describe('injection.heuristic prefilter', () => {
     expect(always.length).toBeLessThanOrEqual(3);
   });
 
-  it('never rules out a family whose regex matches, on every development text', () => {
+  it('never rules out a family whose regex matches, on every development-set fixture text', () => {
     const files = [DATASET_FILES.injection, DATASET_FILES.benignWildguard, DATASET_FILES.benignSelfInstruct];
     let checked = 0;
     for (const file of files) {
-      for (const item of loadDataset(file)) {
+      for (const item of loadDataset(file, FIXTURE_DIR)) {
         const lowered = item.text.toLowerCase();
         expect(prefilterMisses(lowered), item.id).toEqual([]);
         checked += 1;
       }
     }
-    expect(checked).toBeGreaterThan(3000);
+    // 180 attacks and 160 benign texts in the fixture; every text is checked.
+    expect(checked).toBeGreaterThanOrEqual(340);
   });
 });

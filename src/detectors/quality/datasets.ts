@@ -1,10 +1,11 @@
 // The labelled development sets in ../shared/datasets (see its README) and the scoring rule they
 // come with: a case is a true positive when the detector reports at least one entity of the case's
 // family (restricted to `scope` when the case has one); a benign case with such an entity is a
-// false positive. Used by the detector tests and by `npm run bench`.
+// false positive. `npm run bench` scores the full sets; the detector tests score the small
+// fixtures kept in the repository (test/fixtures/datasets), so they pass on a bare clone.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../lib/package-root.js';
 import type { Detection, Surface } from '../types.js';
 
 export interface DatasetCase {
@@ -20,10 +21,11 @@ export interface DatasetCase {
   lang?: string;
 }
 
-/** ../shared/datasets beside the project root, or PARAPET_DATASETS. */
-export const DATASET_DIR =
-  process.env.PARAPET_DATASETS ??
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../shared/datasets');
+/** The full development sets: ../shared/datasets beside the project root, or PARAPET_DATASETS. */
+export const DATASET_DIR = process.env.PARAPET_DATASETS ?? path.resolve(PACKAGE_ROOT, '../shared/datasets');
+
+/** Small subsets of the same files, kept in the repository for the tests (see its README). */
+export const FIXTURE_DIR = path.join(PACKAGE_ROOT, 'test/fixtures/datasets');
 
 export const DATASET_FILES = {
   injection: 'injection_cyberseceval.jsonl',
@@ -33,8 +35,8 @@ export const DATASET_FILES = {
   secrets: 'secrets_gitleaks.jsonl',
 } as const;
 
-export function loadDataset(file: string): DatasetCase[] {
-  const location = path.join(DATASET_DIR, file);
+export function loadDataset(file: string, dir: string = DATASET_DIR): DatasetCase[] {
+  const location = path.join(dir, file);
   if (!existsSync(location)) {
     throw new Error(`development dataset ${location} not found: check out shared/ beside the project or set PARAPET_DATASETS`);
   }
