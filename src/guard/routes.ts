@@ -112,6 +112,8 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
         verdict: decided.decision.verdict,
         decisionId: decided.decision.decision_id,
       });
+      // Past the queue's bound the answer waits for the database rather than the entry being dropped.
+      await memory.room();
       return decided.decision;
     },
   );
@@ -158,6 +160,7 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
         contentSha256: decided.contentSha256,
         sessionId: body.session_id ?? null,
       });
+      await messages.room();
       return decided.decision;
     },
   );

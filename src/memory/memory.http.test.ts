@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway } from '../../test/helpers/gateway.js';
-import type { MemoryWrite } from './service.js';
+import { MemoryService, type MemoryWrite } from './service.js';
 
 const DAY_MS = 86_400_000;
 
@@ -28,6 +28,21 @@ describe.each(DIALECTS)('memory entries (%s)', (dialect) => {
 
   const post = (path: string, body: unknown = {}, token?: string) => ctx.gateway.request(path, { method: 'POST', json: body, token });
   const byId = (items: Array<{ id: string }>) => Object.fromEntries(items.map((item) => [item.id, item])) as Record<string, any>;
+
+  it('keeps every write past the queue bound: callers wait for room instead of entries being dropped', async () => {
+    const { store, app, clock } = ctx.gateway;
+    const service = new MemoryService(store, app.services.audit, clock, { unverifiedTtlSeconds: 3600, maxQueue: 3 });
+    // Twelve concurrent requests each record before any of them waits.
+    const ids = Array.from({ length: 12 }, (_, index) =>
+      service.recordWrite({ agent: 'bounded-bot', content: `entry ${index}`, contentSha256: 'd'.repeat(64), verdict: 'allow', decisionId: 'dec_test' }),
+    );
+    const room = service.room();
+    expect(room).toBeDefined();
+    await room;
+    await service.close();
+    const stored = await store.db.selectFrom('memory_entries').select('id').where('agent', '=', 'bounded-bot').execute();
+    expect(stored.map((row) => row.id).sort()).toEqual([...ids].sort());
+  });
 
   it('records writes with their provenance and an expiry that caps unverified entries', async () => {
     const createdMs = ctx.gateway.clock.now().getTime();

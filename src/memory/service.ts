@@ -44,7 +44,7 @@ export class MemoryService {
     private readonly clock: Clock,
     private readonly options: MemoryServiceOptions,
   ) {
-    this.queue = new WriteQueue((rows) => memory.insertEntries(store.db, rows), options);
+    this.queue = new WriteQueue((rows) => memory.insertEntries(store.db, rows), { ...options, waitForRoom: true });
   }
 
   /** Queues a memory write for recording; returns the entry id it will have. */
@@ -76,6 +76,11 @@ export class MemoryService {
       revoked_by: null,
     });
     return id;
+  }
+
+  /** Undefined while the queue has room; past its bound, resolves once writes made room (nothing is dropped). */
+  room(): Promise<void> | undefined {
+    return this.queue.room();
   }
 
   async flush(): Promise<void> {

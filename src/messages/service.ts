@@ -63,7 +63,7 @@ export class AgentMessageService {
     private readonly clock: Clock,
     private readonly options: AgentMessageServiceOptions,
   ) {
-    this.queue = new WriteQueue((rows) => messages.insertMessages(store.db, rows), options);
+    this.queue = new WriteQueue((rows) => messages.insertMessages(store.db, rows), { ...options, waitForRoom: true });
   }
 
   /**
@@ -149,6 +149,11 @@ export class AgentMessageService {
       session_id: entry.sessionId ?? null,
     });
     return id;
+  }
+
+  /** Undefined while the queue has room; past its bound, resolves once writes made room (nothing is dropped). */
+  room(): Promise<void> | undefined {
+    return this.queue.room();
   }
 
   async flush(): Promise<void> {
