@@ -53,7 +53,11 @@ describe('runDetectors on large texts', () => {
   it('scans the head and then the tail before the middle', async () => {
     const text = diverse(20 * PIECE_CHARS);
     const seen: number[] = [];
-    const result = await runDetectors([finder('test.order', 'never there', seen)], text, context, { budgetMs: 300, defaultTimeoutMs: 40, scaling });
+    const result = await runDetectors([finder('test.order', 'never there', seen)], text, context, {
+      budgetMs: 300,
+      defaultTimeoutMs: 40,
+      scaling: { ...scaling, maxChars: 1_000_000 },
+    });
     expect(result.runs[0]?.status).toBe('ok');
     // The second piece scanned is the last one (shorter: the rest of the text).
     expect(seen[1]).toBe(text.length % PIECE_CHARS || PIECE_CHARS);
