@@ -34,6 +34,8 @@ export interface RunResult {
    * up to the ceiling did not finish (`time`).
    */
   contentTooLarge?: { chars: number; scannedChars: number; reason: 'size' | 'time' };
+  /** The governed call's request budget bounded this check and ran out: later checks get none. */
+  requestBudgetSpent?: true;
 }
 
 /** How the time allowed grows with the size of a text, and where it stops. */
@@ -50,6 +52,11 @@ export interface BudgetScaling {
 
 export interface RunLimits {
   budgetMs: number;
+  /**
+   * What is left of the governed call's request budget (request_budget_ms): the check's budget is
+   * the smaller of the two, both grown alike for a large text. Absent: a single check.
+   */
+  requestLeftMs?: number;
   defaultTimeoutMs: number;
   /** Absent: fixed timeouts and budget, every character scanned (tests of the runner itself). */
   scaling?: BudgetScaling;
@@ -96,6 +103,16 @@ function scaled(baseMs: number, perKbMs: number, chars: number, scaling: BudgetS
   return grown >= cap ? { ms: cap, capped: true } : { ms: grown, capped: false };
 }
 
+/**
+ * The check's budget within what is left of the call's request budget. A large text's growth is
+ * granted on both, so that a long input costs no more of the call's budget than a short one.
+ */
+function withinRequest(budgetMs: number, limits: RunLimits): { ms: number; byRequest: boolean } {
+  if (limits.requestLeftMs === undefined) return { ms: budgetMs, byRequest: false };
+  const allowed = Math.max(0, limits.requestLeftMs + budgetMs - limits.budgetMs);
+  return allowed >= budgetMs ? { ms: budgetMs, byRequest: false } : { ms: allowed, byRequest: true };
+}
+
 /** Detectors must already be filtered to those enabled, available and serving the surface. */
 export async function runDetectors(
   detectors: readonly Detector[],
@@ -109,12 +126,14 @@ export async function runDetectors(
   // The budget starts once the text is prepared: condensing is linear in what was sent, and on a
   // busy machine it must not leave the detectors of a padded text no time at all.
   const started = performance.now();
-  const budget = scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling);
+  const budget = withinRequest(scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling).ms, limits);
   const budgetEnd = started + budget.ms;
   const ordered = [...detectors].sort((a, b) => a.costRank - b.costRank);
   const runs: DetectorRun[] = [];
   const detections: Detection[] = [];
   const pending: Array<Promise<void>> = [];
+  /** Detectors cut by the end of the budget rather than by their own timeout. */
+  const budgetBound = new Set<string>();
 
   const record = (detector: Detector, status: DetectorStatus, found: Detection[], ms: number, error?: string) => {
     for (const detection of found) {
@@ -135,6 +154,7 @@ export async function runDetectors(
     const input = detector.wholeText === true ? text : scanned;
     const allowance = scaled(detector.timeoutMs ?? limits.defaultTimeoutMs, scaling?.timeoutPerKbMs ?? 0, input.length, scaling);
     const timeoutMs = Math.min(allowance.ms, budgetEnd - now);
+    if (budgetEnd - now < allowance.ms) budgetBound.add(detector.key);
     const deadline = Date.now() + timeoutMs;
     if (input.length > PIECE_CHARS && detector.wholeText !== true) {
       pending.push(scanInPieces(detector, input, { ...context, deadline }, deadline, now, record));
@@ -163,8 +183,11 @@ export async function runDetectors(
   // degraded check that fail_mode open lets through.
   const large = scaling !== undefined && text.length > PIECE_CHARS;
   const outOfTime = large && runs.some((run) => run.status === 'timeout' || run.status === 'skipped_budget');
-  if (!prepared.tooLarge && !outOfTime) return { detections, runs, degraded };
-  return { detections, runs, degraded, contentTooLarge: { chars: text.length, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
+  // Timers may fire a little early, so a request budget that ran out is marked spent, not measured.
+  const requestSpent = budget.byRequest && runs.some((run) => run.status === 'skipped_budget' || (run.status === 'timeout' && budgetBound.has(run.key)));
+  const result: RunResult = { detections, runs, degraded, ...(requestSpent ? { requestBudgetSpent: true as const } : {}) };
+  if (!prepared.tooLarge && !outOfTime) return result;
+  return { ...result, contentTooLarge: { chars: text.length, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
 }
 
 async function raceTimeout(

@@ -1,9 +1,9 @@
-// The checks a proxied model call goes through, free of any wire format: the chat-completions
-// proxy (and the messages proxy after it) cut their bodies into texts and tool calls, and this
-// module puts each through the one decision pipeline and says what to forward, release or remove.
-// No HTTP here.
+// The checks a proxied model call goes through, free of any wire format: each wire adapter cuts
+// its bodies into texts and tool calls, and this module puts each through the one decision
+// pipeline and says what to forward, release or remove. No HTTP here.
 import type { Decided, Decision, GuardCall, Pipeline, Replacement } from '../pipeline/decide.js';
 import type { Verdict } from '../policy/schema.js';
+import type { RequestBudget } from '../pipeline/request-budget.js';
 
 /** What the proxy did with one checked part of the call. */
 export type PartOutcome = 'passed' | 'transformed' | 'blocked' | 'held' | 'removed';
@@ -136,10 +136,17 @@ export class ProxyChecks {
   constructor(
     private readonly pipeline: Pipeline,
     private readonly scope: CallScope,
+    /** Shared by every check of the call (request_budget_ms); absent: each check has enforcement_budget_ms. */
+    private readonly budget?: RequestBudget,
   ) {}
 
-  private base(): Pick<GuardCall, 'agent' | 'sessionId' | 'traceId'> {
-    return { agent: this.scope.agent, sessionId: this.scope.sessionId, ...(this.scope.traceId === undefined ? {} : { traceId: this.scope.traceId }) };
+  private base(): Pick<GuardCall, 'agent' | 'sessionId' | 'traceId' | 'requestBudget'> {
+    return {
+      agent: this.scope.agent,
+      sessionId: this.scope.sessionId,
+      ...(this.scope.traceId === undefined ? {} : { traceId: this.scope.traceId }),
+      ...(this.budget === undefined ? {} : { requestBudget: this.budget }),
+    };
   }
 
   /**

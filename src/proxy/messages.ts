@@ -1,32 +1,15 @@
-// POST /v1/messages: the messages wire format around the proxy core (checks, holdback, upstream).
-// Checks the request (system and new user text as input, tool_result blocks as tool results),
-// forwards it with the gateway's key, checks the answer (text as output, each tool_use block
-// against grants) or the event stream under a hold-back window, and answers in the caller's own
-// format with a `parapet` field. A blocked request is never sent upstream.
+// POST /v1/messages: the messages wire format for the governed-call flow (flow.ts). The request's
+// system and new user text are the input, its tool_result blocks tool results; the answer's text
+// blocks are output, each tool_use block a tool call checked against grants; a stream is released
+// under the hold-back window per text block; a refusal is a message with stop_reason refusal.
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problem } from '../http/problems.js';
-import type { Pipeline } from '../pipeline/decide.js';
-import type { CostHold, ProposedCall, RunGovernor } from '../runs/service.js';
-import { applyReplacements, ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField, type TokenVault } from './checks.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ProposedCall, RunStop } from '../runs/service.js';
+import { applyReplacements, parapetField, removed, stops, type CheckedPart, type ParapetField, type ProxyChecks, type TokenVault } from './checks.js';
+import { runPart, type GovernedCall, type StreamSink, type StreamStep, type StreamTranslator, type WireAdapter } from './flow.js';
 import { OutputHoldback } from './holdback.js';
-import { SseParser } from './sse.js';
-import { passUpstreamError, runPart, sendUpstream } from './answers.js';
-import { EventStream } from './stream.js';
-import type { Upstream, UpstreamAnswer } from './upstream.js';
-import type { TokenUsage, UsageLedger } from './usage.js';
-
-export interface MessagesProxyOptions {
-  pipeline: Pipeline;
-  /** The upstream the calls go to (its breaker and pool are shared by every call). */
-  upstream: () => Upstream;
-  /** The provider key the gateway holds; null: every call answers 503 naming the setting. */
-  apiKey: string | null;
-  holdbackChars: number;
-  usage: UsageLedger;
-  /** Daily budgets, usage in the database and loops of proposed tool calls (src/runs). */
-  runs: RunGovernor;
-}
+import type { UpstreamCall } from './upstream.js';
+import type { TokenUsage } from './usage.js';
 
 /** The provider's API version when the caller names none (its clients always send one). */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -127,61 +110,15 @@ function restoreDeep(value: unknown, tokens: Pick<TokenVault, 'restore' | 'size'
 
 const sse = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-const refusalText = (field: ParapetField): string =>
-  field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
+/** The messages wire format (POST /v1/messages, upstream `/v1/messages`). */
+export class MessagesAdapter implements WireAdapter<MessagesBody> {
+  readonly name = 'messages';
+  readonly keySetting = 'upstream_anthropic_api_key';
 
-export class MessagesProxy {
-  constructor(private readonly options: MessagesProxyOptions) {}
+  constructor(private readonly holdbackChars: number) {}
 
-  async handle(request: FastifyRequest, reply: FastifyReply, agent: string): Promise<void> {
-    const { apiKey } = this.options;
-    if (apiKey === null) throw problem('unavailable', 'the messages upstream has no key: set upstream_anthropic_api_key (PARAPET_UPSTREAM_ANTHROPIC_API_KEY)');
-    const body = request.body as MessagesBody;
-    const sessionId = messagesSessionOf(request.headers['x-parapet-session'], body);
-    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId, traceId: request.id });
-    const stream = body.stream === true;
-    const refuseRequest = (text: string, field: ParapetField): void => {
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, text, field));
-      else reply.type('application/json').send(JSON.stringify(refusalMessage(body.model, text, field)));
-    };
-
-    // A daily budget that is used up refuses the call before any check or upstream work.
-    const admission = await this.options.runs.beforeForward(agent, body.model, sessionId, body);
-    const overBudget = admission.stop;
-    if (overBudget !== null) {
-      this.options.usage.note(agent, body.model, null, false);
-      refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
-      return;
-    }
-
-    try {
-      const requestParts = await this.checkRequest(body, checks);
-      if (requestParts.some((part) => stops(part.decision))) {
-        this.options.usage.note(agent, body.model, null, false);
-        this.options.runs.noteRefused(agent, body.model);
-        const field = parapetField(requestParts, false) as ParapetField;
-        refuseRequest(refusalText(field), field);
-        return;
-      }
-
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        'x-api-key': apiKey,
-        'anthropic-version': headerValue(request.headers['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
-        accept: stream ? 'text/event-stream' : 'application/json',
-      };
-      const beta = headerValue(request.headers['anthropic-beta']);
-      if (beta !== undefined) headers['anthropic-beta'] = beta;
-      const answer = await sendUpstream(reply, this.options.upstream(), { path: '/v1/messages', headers, body: JSON.stringify(body) });
-
-      if (answer.status !== 200) return await passUpstreamError(reply, answer, 'messages', 'upstream_anthropic_api_key');
-      if (stream) return await this.stream(request, reply, answer, body, checks, requestParts, { agent, sessionId, hold: admission.hold });
-      return await this.complete(reply, answer, body, checks, requestParts, { agent, sessionId, hold: admission.hold });
-    } finally {
-      // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
-      await admission.hold.release();
-    }
+  sessionOf(headers: IncomingHttpHeaders, body: MessagesBody): string {
+    return messagesSessionOf(headers['x-parapet-session'], body);
   }
 
   /**
@@ -189,7 +126,7 @@ export class MessagesProxy {
    * after the last assistant message, or the last user message) as one `input`; each tool_result
    * block of that turn as `tool_result`. Tokenized personal data replaces the text it came from.
    */
-  private async checkRequest(body: MessagesBody, checks: ProxyChecks): Promise<CheckedPart[]> {
+  async checkRequest(body: MessagesBody, checks: ProxyChecks): Promise<CheckedPart[]> {
     const { messages } = body;
     const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
     let users = messages.filter((message, index) => message.role === 'user' && index > lastAssistant);
@@ -219,42 +156,45 @@ export class MessagesProxy {
     return [input.part, ...toolParts];
   }
 
+  /** The caller's API version and beta flags go along; the key is the gateway's. */
+  upstreamCall(body: MessagesBody, headers: IncomingHttpHeaders, apiKey: string): UpstreamCall {
+    const upstreamHeaders: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-api-key': apiKey,
+      'anthropic-version': headerValue(headers['anthropic-version']) ?? DEFAULT_ANTHROPIC_VERSION,
+      accept: body.stream === true ? 'text/event-stream' : 'application/json',
+    };
+    const beta = headerValue(headers['anthropic-beta']);
+    if (beta !== undefined) upstreamHeaders['anthropic-beta'] = beta;
+    return { path: '/v1/messages', headers: upstreamHeaders, body: JSON.stringify(body) };
+  }
+
+  refusal(model: string, text: string, field: ParapetField): Record<string, unknown> {
+    return refusalMessage(model, text, field);
+  }
+
+  refusalEvents(model: string, text: string, field: ParapetField): string {
+    return refusalEvents(model, text, field);
+  }
+
+  tokenUsage(usage: unknown): TokenUsage | null {
+    return tokenUsage((usage as WireUsage | null | undefined) ?? null);
+  }
+
+  answerFacts(answer: Record<string, unknown>): { usage: unknown; toolCalls: ProposedCall[] } {
+    const toolCalls = toolUses(answer as WireAnswer).map((block) => ({ name: typeof block.name === 'string' ? block.name : '', arguments: block.input ?? {} }));
+    return { usage: answer.usage ?? null, toolCalls };
+  }
 
   /**
    * A whole answer: all text blocks as one `output` (a block replaces the content with the reason),
    * each tool_use block as `tool_args` (a stopped one is removed; all removed is a refusal).
    */
-  private async complete(
-    reply: FastifyReply,
-    answer: UpstreamAnswer,
-    body: MessagesBody,
-    checks: ProxyChecks,
-    requestParts: CheckedPart[],
-    { agent, sessionId, hold }: RunContext,
-  ): Promise<void> {
-    let message: WireAnswer;
-    try {
-      message = JSON.parse(await answer.body.text()) as WireAnswer;
-    } catch {
-      throw problem('unavailable', 'the messages upstream answered 200 with a body that is not JSON');
-    }
+  async governAnswer(answer: Record<string, unknown>, { checks }: GovernedCall<MessagesBody>): Promise<CheckedPart[]> {
+    const message = answer as WireAnswer;
     const content = Array.isArray(message.content) ? message.content : [];
     const texts = content.filter(isTextBlock);
-    const uses = content.filter((block) => block !== null && typeof block === 'object' && block.type === 'tool_use');
-
-    // Usage is counted and the proposed tool calls are looked at for a loop before anything is
-    // checked: a stopped run's answer is not passed on at all.
-    const proposed: ProposedCall[] = uses.map((block) => ({ name: typeof block.name === 'string' ? block.name : '', arguments: block.input ?? {} }));
-    const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage: message.usage ?? null, toolCalls: proposed });
-    this.options.usage.note(agent, body.model, tokenUsage(message.usage ?? null), true);
-    if (loop !== null) {
-      const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...requestParts, runPart(loop)] };
-      reply.header('x-parapet-verdict', field.verdict);
-      const refusal = refusalMessage(body.model, loop.reason, field);
-      // The upstream's id and usage stay: the tokens were spent.
-      reply.type('application/json').send(JSON.stringify({ ...refusal, id: message.id ?? refusal.id, usage: message.usage ?? refusal.usage }));
-      return;
-    }
+    const uses = toolUses(message);
 
     const joined = texts.map((block) => block.text).join(SEPARATOR);
     // Reasoning is shown to the caller too: checked apart, for a block only (it is signed, so never masked).
@@ -267,7 +207,7 @@ export class MessagesProxy {
       thinking === '' ? Promise.resolve(null) : checks.output(thinking),
       ...uses.map((block) => checks.toolCall(typeof block.name === 'string' ? block.name : '', inputText(block.input), typeof block.id === 'string' ? block.id : undefined)),
     ]);
-    const parts = [...requestParts];
+    const parts: CheckedPart[] = [];
     if (thought !== null && thought !== undefined) parts.push(thought.part);
     if (output !== null && output !== undefined) parts.push(output.part);
     const reasons: string[] = [];
@@ -302,220 +242,205 @@ export class MessagesProxy {
       }
       message.content = kept;
     }
-    const field = parapetField(parts, true) as ParapetField;
-    reply.header('x-parapet-verdict', field.verdict);
-    reply.type('application/json').send(JSON.stringify({ ...message, parapet: field }));
+    return parts;
   }
 
-  /**
-   * A streamed answer. Text deltas go through a hold-back window per text block; tool_use blocks
-   * are held to the end of the stream (a run that loops must not get its call), then checked
-   * whole and released only if allowed (block indices are renumbered so that the caller sees no
-   * gap); the final message_delta waits for every check and carries `parapet`. A block ends the
-   * stream with a text block saying why, stop_reason refusal and message_stop, and aborts the upstream.
-   */
-  private async stream(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    answer: UpstreamAnswer,
-    body: MessagesBody,
-    checks: ProxyChecks,
-    requestParts: CheckedPart[],
-    { agent, sessionId, hold }: RunContext,
-  ): Promise<void> {
-    const events = new EventStream(reply, answer);
-    const raw = events.raw;
-    const write = async (type: string, data: Record<string, unknown>): Promise<void> => events.write(sse(type, data));
+  openStream(call: GovernedCall<MessagesBody>, sink: StreamSink): StreamTranslator {
+    return messagesStream(call, sink, this.holdbackChars);
+  }
+}
 
-    const blocks = new Map<number, StreamBlock>();
-    /** Blocks the caller has seen start and not stop, by the caller's index. */
-    const open = new Set<number>();
-    const toolParts: CheckedPart[] = [];
-    const thinkingParts: CheckedPart[] = [];
-    const reasons: string[] = [];
-    /** tool_use blocks the upstream finished, in order, waiting for the end of the stream. */
-    const heldUses: HeldUse[] = [];
-    /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
-    let counted = false;
-    let nextIndex = 0;
-    let started = false;
-    // Set by the event handler below (an object, so that the reads after the loop see its writes).
-    const seen: { usage: WireUsage | null; finalDelta: Record<string, unknown> | null; stopped: boolean; blocked: boolean } = {
-      usage: null,
-      finalDelta: null,
-      stopped: false,
-      blocked: false,
-    };
-    const parser = new SseParser();
+const toolUses = (message: WireAnswer): WireBlock[] =>
+  (Array.isArray(message.content) ? message.content : []).filter((block) => block !== null && typeof block === 'object' && block.type === 'tool_use');
 
-    const start = async (): Promise<void> => {
-      if (started) return;
-      started = true;
-      await write('message_start', {
-        message: { id: `msg_parapet_${request.id}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
-      });
-    };
-    const openText = async (block: TextBlock): Promise<number> => {
-      if (block.clientIndex === null) {
-        block.clientIndex = nextIndex++;
-        open.add(block.clientIndex);
-        await write('content_block_start', { index: block.clientIndex, content_block: { ...block.start, text: '' } });
+/**
+ * A streamed answer. Text deltas go through a hold-back window per text block; tool_use blocks
+ * are held to the end of the stream (a run that loops must not get its call), then checked
+ * whole and released only if allowed (block indices are renumbered so that the caller sees no
+ * gap); the final message_delta waits for every check and carries `parapet`. A block ends the
+ * stream with a text block saying why, stop_reason refusal and message_stop, and aborts the upstream.
+ */
+function messagesStream({ request, body, checks, requestParts }: GovernedCall<MessagesBody>, { events }: StreamSink, holdbackChars: number): StreamTranslator {
+  const raw = events.raw;
+  const write = async (type: string, data: Record<string, unknown>): Promise<void> => events.write(sse(type, data));
+
+  const blocks = new Map<number, StreamBlock>();
+  /** Blocks the caller has seen start and not stop, by the caller's index. */
+  const open = new Set<number>();
+  const toolParts: CheckedPart[] = [];
+  const thinkingParts: CheckedPart[] = [];
+  const reasons: string[] = [];
+  /** tool_use blocks the upstream finished, in order, waiting for the end of the stream. */
+  const heldUses: HeldUse[] = [];
+  let nextIndex = 0;
+  let started = false;
+  // Set by the event handler below.
+  const seen: { usage: WireUsage | null; finalDelta: Record<string, unknown> | null; stopped: boolean; blocked: boolean } = {
+    usage: null,
+    finalDelta: null,
+    stopped: false,
+    blocked: false,
+  };
+
+  const start = async (): Promise<void> => {
+    if (started) return;
+    started = true;
+    await write('message_start', {
+      message: { id: `msg_parapet_${request.id}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+    });
+  };
+  const openText = async (block: TextBlock): Promise<number> => {
+    if (block.clientIndex === null) {
+      block.clientIndex = nextIndex++;
+      open.add(block.clientIndex);
+      await write('content_block_start', { index: block.clientIndex, content_block: { ...block.start, text: '' } });
+    }
+    return block.clientIndex;
+  };
+  const releaseText = async (block: TextBlock, text: string): Promise<void> => {
+    if (text === '') return;
+    await write('content_block_delta', { index: await openText(block), delta: { type: 'text_delta', text } });
+  };
+  const checked = (): CheckedPart[] => [
+    ...requestParts,
+    ...[...blocks.values()].flatMap((block) => (block.kind === 'text' && block.holdback.last !== null && !stops(block.holdback.last.decision) ? [block.holdback.last] : [])),
+    ...thinkingParts,
+    ...toolParts,
+  ];
+  const refuse = async (part: CheckedPart): Promise<void> => {
+    seen.blocked = true;
+    await start();
+    for (const index of open) await write('content_block_stop', { index });
+    open.clear();
+    const field = parapetField([...checked(), part], true) as ParapetField;
+    const index = nextIndex++;
+    await write('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    await write('content_block_delta', { index, delta: { type: 'text_delta', text: part.decision.reason } });
+    await write('content_block_stop', { index });
+    await write('message_delta', { delta: { stop_reason: 'refusal', stop_sequence: null }, usage: { output_tokens: seen.usage?.output_tokens ?? 0 }, parapet: field });
+    await write('message_stop', {});
+    raw.addTrailers({ 'x-parapet-verdict': field.verdict });
+  };
+
+
+  /** One upstream event; false when the stream must end here. */
+  const onEvent = async (event: StreamEvent): Promise<boolean> => {
+    switch (event.type) {
+      case 'message_start': {
+        const message = (event.message ?? {}) as WireAnswer;
+        seen.usage = { ...(message.usage ?? {}) };
+        started = true;
+        await write('message_start', { message: { ...message, content: [] } });
+        return true;
       }
-      return block.clientIndex;
-    };
-    const releaseText = async (block: TextBlock, text: string): Promise<void> => {
-      if (text === '') return;
-      await write('content_block_delta', { index: await openText(block), delta: { type: 'text_delta', text } });
-    };
-    const checked = (): CheckedPart[] => [
-      ...requestParts,
-      ...[...blocks.values()].flatMap((block) => (block.kind === 'text' && block.holdback.last !== null && !stops(block.holdback.last.decision) ? [block.holdback.last] : [])),
-      ...thinkingParts,
-      ...toolParts,
-    ];
-    const refuse = async (part: CheckedPart): Promise<void> => {
-      seen.blocked = true;
-      await start();
-      for (const index of open) await write('content_block_stop', { index });
-      open.clear();
-      const field = parapetField([...checked(), part], true) as ParapetField;
-      const index = nextIndex++;
-      await write('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      await write('content_block_delta', { index, delta: { type: 'text_delta', text: part.decision.reason } });
-      await write('content_block_stop', { index });
-      await write('message_delta', { delta: { stop_reason: 'refusal', stop_sequence: null }, usage: { output_tokens: seen.usage?.output_tokens ?? 0 }, parapet: field });
-      await write('message_stop', {});
-      raw.addTrailers({ 'x-parapet-verdict': field.verdict });
-    };
-
-    /** One upstream event; false when the stream must end here. */
-    const onEvent = async (event: StreamEvent): Promise<boolean> => {
-      switch (event.type) {
-        case 'message_start': {
-          const message = (event.message ?? {}) as WireAnswer;
-          seen.usage = { ...(message.usage ?? {}) };
-          started = true;
-          await write('message_start', { message: { ...message, content: [] } });
-          return true;
+      case 'ping':
+        await write('ping', {});
+        return true;
+      case 'content_block_start': {
+        const index = event.index ?? 0;
+        const block = (event.content_block ?? {}) as WireBlock;
+        if (block.type === 'text') {
+          const state: TextBlock = { kind: 'text', start: block, holdback: new OutputHoldback(checks, holdbackChars), clientIndex: null, held: [] };
+          blocks.set(index, state);
+          // A text block may start with text: it goes through the window like any delta.
+          if (typeof block.text === 'string' && block.text !== '') return pushText(state, block.text, releaseText, refuse);
+        } else if (block.type === 'tool_use') {
+          blocks.set(index, { kind: 'tool_use', start: block, json: '' });
+        } else if (block.type === 'thinking') {
+          blocks.set(index, { kind: 'thinking', start: block, text: typeof block.thinking === 'string' ? block.thinking : '', deltas: [] });
+        } else {
+          const clientIndex = nextIndex++;
+          blocks.set(index, { kind: 'other', clientIndex });
+          open.add(clientIndex);
+          await write('content_block_start', { index: clientIndex, content_block: block });
         }
-        case 'ping':
-          await write('ping', {});
-          return true;
-        case 'content_block_start': {
-          const index = event.index ?? 0;
-          const block = (event.content_block ?? {}) as WireBlock;
-          if (block.type === 'text') {
-            const state: TextBlock = { kind: 'text', start: block, holdback: new OutputHoldback(checks, this.options.holdbackChars), clientIndex: null, held: [] };
-            blocks.set(index, state);
-            // A text block may start with text: it goes through the window like any delta.
-            if (typeof block.text === 'string' && block.text !== '') return this.pushText(state, block.text, releaseText, refuse);
-          } else if (block.type === 'tool_use') {
-            blocks.set(index, { kind: 'tool_use', start: block, json: '' });
-          } else if (block.type === 'thinking') {
-            blocks.set(index, { kind: 'thinking', start: block, text: typeof block.thinking === 'string' ? block.thinking : '', deltas: [] });
-          } else {
-            const clientIndex = nextIndex++;
-            blocks.set(index, { kind: 'other', clientIndex });
-            open.add(clientIndex);
-            await write('content_block_start', { index: clientIndex, content_block: block });
-          }
-          return true;
-        }
-        case 'content_block_delta': {
-          const state = blocks.get(event.index ?? 0);
-          const delta = (event.delta ?? {}) as { type?: string; text?: unknown; partial_json?: unknown };
-          if (state === undefined) return true;
-          if (state.kind === 'text') {
-            if (delta.type === 'text_delta' && typeof delta.text === 'string') return this.pushText(state, delta.text, releaseText, refuse);
-            // Citations refer to the block's text: they follow it once it is all released.
-            state.held.push(delta);
-          } else if (state.kind === 'tool_use') {
-            if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') state.json += delta.partial_json;
-          } else if (state.kind === 'thinking') {
-            if (delta.type === 'thinking_delta' && typeof (delta as { thinking?: unknown }).thinking === 'string') state.text += (delta as { thinking: string }).thinking;
-            state.deltas.push(delta);
-          } else await write('content_block_delta', { index: state.clientIndex, delta });
-          return true;
-        }
-        case 'content_block_stop': {
-          const state = blocks.get(event.index ?? 0);
-          if (state === undefined) return true;
-          if (state.kind === 'text') {
-            const step = await state.holdback.finish();
-            if (step.blocked !== null) {
-              await refuse(step.blocked);
-              return false;
-            }
-            await releaseText(state, step.text);
-            const index = await openText(state);
-            for (const delta of state.held) await write('content_block_delta', { index, delta });
-            open.delete(index);
-            await write('content_block_stop', { index });
-          } else if (state.kind === 'tool_use') {
-            // Streamed input arrives as JSON text; a start that already carries input (no deltas) counts too.
-            const text = state.json !== '' ? state.json : inputText(isEmptyObject(state.start.input) ? undefined : state.start.input);
-            heldUses.push({ start: state.start, name: typeof state.start.name === 'string' ? state.start.name : '', text });
-          } else if (state.kind === 'thinking') {
-            // Reasoning is shown to the caller: checked whole before any of it leaves (not masked: it is signed).
-            const part = (await checks.output(state.text)).part;
-            thinkingParts.push(part);
-            if (stops(part.decision)) {
-              await refuse(part);
-              return false;
-            }
-            const index = nextIndex++;
-            await write('content_block_start', { index, content_block: state.start });
-            for (const delta of state.deltas) await write('content_block_delta', { index, delta });
-            await write('content_block_stop', { index });
-          } else {
-            open.delete(state.clientIndex);
-            await write('content_block_stop', { index: state.clientIndex });
-          }
-          return true;
-        }
-        case 'message_delta': {
-          seen.finalDelta = (event.delta ?? {}) as Record<string, unknown>;
-          const more = (event.usage ?? {}) as WireUsage;
-          seen.usage = { ...(seen.usage ?? {}), ...Object.fromEntries(Object.entries(more).filter(([, value]) => value !== null && value !== undefined)) };
-          return true;
-        }
-        case 'message_stop':
-          seen.stopped = true;
-          return false;
-        case 'error':
-          // The upstream failed mid-stream: the caller gets its error; held text is never released.
-          await write('error', { error: event.error ?? { type: 'api_error', message: 'the upstream stream failed' } });
-          return false;
-        default:
-          return true;
+        return true;
       }
-    };
+      case 'content_block_delta': {
+        const state = blocks.get(event.index ?? 0);
+        const delta = (event.delta ?? {}) as { type?: string; text?: unknown; partial_json?: unknown };
+        if (state === undefined) return true;
+        if (state.kind === 'text') {
+          if (delta.type === 'text_delta' && typeof delta.text === 'string') return pushText(state, delta.text, releaseText, refuse);
+          // Citations refer to the block's text: they follow it once it is all released.
+          state.held.push(delta);
+        } else if (state.kind === 'tool_use') {
+          if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') state.json += delta.partial_json;
+        } else if (state.kind === 'thinking') {
+          if (delta.type === 'thinking_delta' && typeof (delta as { thinking?: unknown }).thinking === 'string') state.text += (delta as { thinking: string }).thinking;
+          state.deltas.push(delta);
+        } else await write('content_block_delta', { index: state.clientIndex, delta });
+        return true;
+      }
+      case 'content_block_stop': {
+        const state = blocks.get(event.index ?? 0);
+        if (state === undefined) return true;
+        if (state.kind === 'text') {
+          const step = await state.holdback.finish();
+          if (step.blocked !== null) {
+            await refuse(step.blocked);
+            return false;
+          }
+          await releaseText(state, step.text);
+          const index = await openText(state);
+          for (const delta of state.held) await write('content_block_delta', { index, delta });
+          open.delete(index);
+          await write('content_block_stop', { index });
+        } else if (state.kind === 'tool_use') {
+          // Streamed input arrives as JSON text; a start that already carries input (no deltas) counts too.
+          const text = state.json !== '' ? state.json : inputText(isEmptyObject(state.start.input) ? undefined : state.start.input);
+          heldUses.push({ start: state.start, name: typeof state.start.name === 'string' ? state.start.name : '', text });
+        } else if (state.kind === 'thinking') {
+          // Reasoning is shown to the caller: checked whole before any of it leaves (not masked: it is signed).
+          const part = (await checks.output(state.text)).part;
+          thinkingParts.push(part);
+          if (stops(part.decision)) {
+            await refuse(part);
+            return false;
+          }
+          const index = nextIndex++;
+          await write('content_block_start', { index, content_block: state.start });
+          for (const delta of state.deltas) await write('content_block_delta', { index, delta });
+          await write('content_block_stop', { index });
+        } else {
+          open.delete(state.clientIndex);
+          await write('content_block_stop', { index: state.clientIndex });
+        }
+        return true;
+      }
+      case 'message_delta': {
+        seen.finalDelta = (event.delta ?? {}) as Record<string, unknown>;
+        const more = (event.usage ?? {}) as WireUsage;
+        seen.usage = { ...(seen.usage ?? {}), ...Object.fromEntries(Object.entries(more).filter(([, value]) => value !== null && value !== undefined)) };
+        return true;
+      }
+      case 'message_stop':
+        seen.stopped = true;
+        return false;
+      case 'error':
+        // The upstream failed mid-stream: the caller gets its error; held text is never released.
+        await write('error', { error: event.error ?? { type: 'api_error', message: 'the upstream stream failed' } });
+        return false;
+      default:
+        return true;
+    }
+  };
 
-    try {
+  const step = (going: boolean): StreamStep => (going ? 'more' : seen.stopped ? 'complete' : 'stop');
+
+  return {
+    onEvent: async (data) => step(await onEvent(JSON.parse(data) as StreamEvent)),
+    async onUpstreamEnd(rest) {
       let going = true;
-      for await (const data of answer.body) {
-        for (const payload of parser.push(data as Buffer)) {
-          going = await onEvent(JSON.parse(payload) as StreamEvent);
-          if (!going) break;
-        }
-        if (!going) break;
-      }
-      if (going) for (const payload of parser.end()) if (going) going = await onEvent(JSON.parse(payload) as StreamEvent);
-      if (seen.blocked) return;
-      if (!seen.stopped) {
-        if (going) await write('error', { error: { type: 'api_error', message: 'the upstream stream ended before message_stop' } });
-        return;
-      }
-
-      // The whole answer is in: count it, and stop the run when its proposed tool calls loop.
-      counted = true;
-      const proposed = heldUses.map((use) => ({ name: use.name, arguments: use.text.trim() === '' ? {} : use.text }));
-      const loop = await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, usage: seen.usage, toolCalls: proposed });
-      if (loop !== null) {
-        await refuse(runPart(loop));
-        return;
-      }
-
+      for (const payload of rest) if (going) going = await onEvent(JSON.parse(payload) as StreamEvent);
+      if (seen.stopped) return 'complete';
+      if (going && !seen.blocked) await write('error', { error: { type: 'api_error', message: 'the upstream stream ended before message_stop' } });
+      return 'stop';
+    },
+    usage: () => seen.usage,
+    proposedCalls: () => heldUses.map((use) => ({ name: use.name, arguments: use.text.trim() === '' ? {} : use.text })),
+    refuseRun: async (stop: RunStop) => refuse(runPart(stop)),
+    async release() {
       // The held tool_use blocks: checked together, each released whole if allowed.
       const useParts = await Promise.all(heldUses.map((use) => checks.toolCall(use.name, use.text, typeof use.start.id === 'string' ? use.start.id : undefined)));
       for (const [position, use] of heldUses.entries()) {
@@ -552,35 +477,27 @@ export class MessagesProxy {
       });
       await write('message_stop', {});
       raw.addTrailers({ 'x-parapet-verdict': field?.verdict ?? 'allow' });
-    } catch (error) {
-      if (!events.clientGone) {
-        request.log.warn({ reqId: request.id, err: error }, 'messages stream failed');
-        await write('error', { error: { type: 'api_error', message: 'the upstream stream failed' } }).catch(() => undefined);
-      }
-    } finally {
-      if (!answer.body.destroyed) answer.body.destroy();
-      this.options.usage.note(agent, body.model, tokenUsage(seen.usage), true);
-      // A stream cut short (a block, an error, the client gone) still spent tokens.
-      if (!counted) await this.options.runs.afterAnswer({ agent, model: body.model, sessionId, hold, complete: false, usage: seen.usage, toolCalls: [] });
-      if (!raw.writableEnded) raw.end();
-    }
-  }
+    },
+    async failed() {
+      await write('error', { error: { type: 'api_error', message: 'the upstream stream failed' } });
+    },
+  };
+}
 
-  /** A text delta through the block's window: checked text goes out; a block ends the stream. */
-  private async pushText(
-    block: TextBlock,
-    text: string,
-    release: (block: TextBlock, text: string) => Promise<void>,
-    refuse: (part: CheckedPart) => Promise<void>,
-  ): Promise<boolean> {
-    const step = await block.holdback.push(text);
-    if (step.blocked !== null) {
-      await refuse(step.blocked);
-      return false;
-    }
-    await release(block, step.text);
-    return true;
+/** A text delta through the block's window: checked text goes out; a block ends the stream. */
+async function pushText(
+  block: TextBlock,
+  text: string,
+  release: (block: TextBlock, text: string) => Promise<void>,
+  refuse: (part: CheckedPart) => Promise<void>,
+): Promise<boolean> {
+  const step = await block.holdback.push(text);
+  if (step.blocked !== null) {
+    await refuse(step.blocked);
+    return false;
   }
+  await release(block, step.text);
+  return true;
 }
 
 interface StreamEvent {
@@ -592,14 +509,6 @@ interface StreamEvent {
   usage?: unknown;
   error?: unknown;
   [key: string]: unknown;
-}
-
-/** Who the call is for and the run (session) it belongs to. */
-interface RunContext {
-  agent: string;
-  sessionId: string;
-  /** The call's reserved cost, settled with its usage. */
-  hold: CostHold;
 }
 
 /** A tool_use block the upstream finished: its start event, tool name and input as JSON text. */
@@ -630,8 +539,6 @@ type StreamBlock =
 const isEmptyObject = (value: unknown): boolean => value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(',') : value === '' ? undefined : value);
-
-/** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
 
 /** The answer to a request that was not forwarded (CONTRACT.md "Answers"). */
 export function refusalMessage(model: string, text: string, field: ParapetField): Record<string, unknown> {

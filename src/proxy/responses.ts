@@ -1,23 +1,19 @@
-// POST /v1/responses: the responses wire format of the first provider around the proxy core
-// (checks, holdback, upstream), with the same promise as chat completions: the request is checked
+// POST /v1/responses: the responses wire format of the first provider for the governed-call flow
+// (flow.ts), with the same promise as chat completions: the request is checked
 // before it leaves (instructions and new input as `input`, tool outputs as `tool_result`, every
 // requested built-in tool as a tool the agent must be granted), the answer is checked before the
 // caller sees it (text as `output`, each tool call the client would run as `tool_args`), and a
 // blocked request is answered here, in the caller's format, without calling the upstream.
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Type, type Static } from 'typebox';
-import { problem } from '../http/problems.js';
-import type { Pipeline } from '../pipeline/decide.js';
-import type { CostHold, RunGovernor } from '../runs/service.js';
-import { ProxyChecks, parapetField, removed, stops, type CheckedPart, type ParapetField } from './checks.js';
+import type { RunStop } from '../runs/service.js';
+import { parapetField, removed, stops, type CheckedPart, type ParapetField, type ProxyChecks } from './checks.js';
+import { runPart, type AnswerFacts, type GovernedCall, type StreamSink, type StreamStep, type StreamTranslator, type WireAdapter } from './flow.js';
 import { OutputHoldback } from './holdback.js';
 import { PROXY_BODY_LIMIT } from './schemas.js';
-import { SseParser } from './sse.js';
-import { passUpstreamError, runPart, sendUpstream } from './answers.js';
-import { EventStream } from './stream.js';
-import type { Upstream, UpstreamAnswer } from './upstream.js';
-import type { TokenUsage, UsageLedger } from './usage.js';
+import type { UpstreamCall } from './upstream.js';
+import type { TokenUsage } from './usage.js';
 
 /** Only what the proxy reads is validated; every other field passes to the upstream as given. */
 export const ResponsesBody = Type.Object(
@@ -43,21 +39,9 @@ export const ResponseObjectSchema = Type.Object(
   { additionalProperties: true, description: 'a response object (or, with stream: true, text/event-stream events)' },
 );
 
-export interface ResponsesProxyOptions {
-  pipeline: Pipeline;
-  /** The upstream the calls go to (the same pool and breaker as chat completions). */
-  upstream: () => Upstream;
-  /** The provider key the gateway holds; null: every call answers 503 naming the setting. */
-  apiKey: string | null;
-  holdbackChars: number;
-  usage: UsageLedger;
-  /** Daily budgets, usage in the database and loops of proposed tool calls (src/runs). */
-  runs: RunGovernor;
-}
-
 type Item = Record<string, unknown>;
 
-interface Body {
+export interface ResponsesWireBody {
   model: string;
   input?: string | unknown[];
   instructions?: unknown;
@@ -251,10 +235,13 @@ export function refusalEvents(model: string, text: string, field: ParapetField):
 
 const sse = (event: Item): string => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`;
 
-export class ResponsesProxy {
+/** The responses wire format (POST /v1/responses, upstream `/responses`). */
+export class ResponsesAdapter implements WireAdapter<ResponsesWireBody> {
+  readonly name = 'responses';
+  readonly keySetting = 'upstream_openai_api_key';
   private readonly sessions = new ResponseSessions();
 
-  constructor(private readonly options: ResponsesProxyOptions) {}
+  constructor(private readonly holdbackChars: number) {}
 
   /**
    * The session that links tool outputs to later tool calls (taint): `X-Parapet-Session`, else the
@@ -262,7 +249,8 @@ export class ResponsesProxy {
    * response it continues (or that id itself), else a hash of the instructions and the first input
    * items.
    */
-  sessionOf(header: unknown, body: Body): string {
+  sessionOf(headers: IncomingHttpHeaders, body: ResponsesWireBody): string {
+    const header = headers['x-parapet-session'];
     if (typeof header === 'string' && header !== '') return header.slice(0, 500);
     for (const value of [body.user, body.safety_identifier]) if (typeof value === 'string' && value !== '') return value.slice(0, 500);
     // A conversation stored upstream keeps its id across turns: the natural session.
@@ -276,60 +264,13 @@ export class ResponsesProxy {
     return `responses:${hash.digest('hex').slice(0, 24)}`;
   }
 
-  async handle(request: FastifyRequest, reply: FastifyReply, agent: string): Promise<void> {
-    const { apiKey } = this.options;
-    if (apiKey === null) throw problem('unavailable', 'the responses upstream has no key: set upstream_openai_api_key (PARAPET_UPSTREAM_OPENAI_API_KEY)');
-    const body = request.body as Body;
-    const sessionId = this.sessionOf(request.headers['x-parapet-session'], body);
-    const checks = new ProxyChecks(this.options.pipeline, { agent, sessionId, traceId: request.id });
-    const stream = body.stream === true;
-    const refuseRequest = (text: string, field: ParapetField): void => {
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(refusalEvents(body.model, text, field).map(sse).join(''));
-      else reply.type('application/json').send(JSON.stringify(refusalResponse(body.model, text, field)));
-    };
-
-    // A daily budget that is used up refuses the call before any check or upstream work.
-    const admission = await this.options.runs.beforeForward(agent, body.model, sessionId, body);
-    const overBudget = admission.stop;
-    if (overBudget !== null) {
-      this.options.usage.note(agent, body.model, null, false);
-      refuseRequest(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
-      return;
-    }
-
-    try {
-      const requestParts = await this.checkRequest(body, checks);
-      if (requestParts.some((part) => stops(part.decision))) {
-        this.options.usage.note(agent, body.model, null, false);
-        this.options.runs.noteRefused(agent, body.model);
-        const field = parapetField(requestParts, false) as ParapetField;
-        refuseRequest(field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason, field);
-        return;
-      }
-
-      const answer = await sendUpstream(reply, this.options.upstream(), {
-        path: '/responses',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: stream ? 'text/event-stream' : 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (answer.status !== 200) return await passUpstreamError(reply, answer, 'responses', 'upstream_openai_api_key');
-      const call: CallContext = { agent, body, checks, requestParts, sessionId, requested: requestedTypes(body), hold: admission.hold };
-      if (stream) return await this.stream(request, reply, answer, call);
-      return await this.complete(reply, answer, call);
-    } finally {
-      // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
-      await admission.hold.release();
-    }
-  }
-
   /**
    * The request's checks: instructions, system/developer texts, prompt variables and the new user
    * texts (after the last item the model produced, else the last user message) as one `input`; each
    * new tool output as `tool_result`; each requested built-in tool as `tool_args` on
    * `responses:<type>`, because it runs upstream where the gateway cannot see its calls.
    */
-  private async checkRequest(body: Body, checks: ProxyChecks): Promise<CheckedPart[]> {
+  async checkRequest(body: ResponsesWireBody, checks: ProxyChecks): Promise<CheckedPart[]> {
     const slots: TextSlot[] = [];
     if (typeof body.instructions === 'string') slots.push({ text: body.instructions, write: (text) => (body.instructions = text) });
     if (isObject(body.prompt) && isObject(body.prompt.variables)) {
@@ -370,55 +311,42 @@ export class ResponsesProxy {
     return [...(input === null ? [] : [input.part]), ...toolParts, ...builtinParts];
   }
 
-  /** A whole answer: each message's text as `output`, each call the client would run as `tool_args`. */
-  private async complete(reply: FastifyReply, answer: UpstreamAnswer, call: CallContext): Promise<void> {
-    let response: Item;
-    try {
-      response = JSON.parse(await answer.body.text()) as Item;
-    } catch {
-      throw problem('unavailable', 'the responses upstream answered 200 with a body that is not JSON');
-    }
-    const { checks } = call;
-    const output = Array.isArray(response.output) ? (response.output as unknown[]).filter(isObject) : [];
-    const textParts: Item[] = [];
-    const callItems: Array<{ item: Item; proposed: ProposedCall }> = [];
-    for (const item of output) {
-      if (item.type === 'message' && Array.isArray(item.content)) {
-        for (const part of item.content) if (isObject(part) && part.type === 'output_text' && typeof part.text === 'string' && part.text !== '') textParts.push(part);
-        continue;
-      }
-      const proposed = proposedCall(item, call.requested);
-      if (proposed !== null) callItems.push({ item, proposed });
-    }
+  upstreamCall(body: ResponsesWireBody, _headers: IncomingHttpHeaders, apiKey: string): UpstreamCall {
+    return {
+      path: '/responses',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, accept: body.stream === true ? 'text/event-stream' : 'application/json' },
+      body: JSON.stringify(body),
+    };
+  }
 
-    // Usage is counted and the proposed calls are looked at for a loop before anything is checked:
-    // a stopped run's answer is not passed on at all.
-    const loop = await this.options.runs.afterAnswer({
-      agent: call.agent,
-      model: call.body.model,
-      sessionId: call.sessionId,
-      hold: call.hold,
-      usage: response.usage ?? null,
-      toolCalls: callItems.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args })),
-    });
-    this.options.usage.note(call.agent, call.body.model, ledgerUsage(response.usage), true);
-    // A continuation of this response stays in the run, stopped or not.
+  refusal(model: string, text: string, field: ParapetField): Record<string, unknown> {
+    return refusalResponse(model, text, field);
+  }
+
+  refusalEvents(model: string, text: string, field: ParapetField): string {
+    return refusalEvents(model, text, field).map(sse).join('');
+  }
+
+  tokenUsage(usage: unknown): TokenUsage | null {
+    return ledgerUsage(usage);
+  }
+
+  /** A continuation of this response stays in the run, stopped or not. */
+  answerFacts(response: Record<string, unknown>, call: GovernedCall<ResponsesWireBody>): AnswerFacts {
     if (typeof response.id === 'string') this.sessions.set(response.id, call.sessionId);
-    if (loop !== null) {
-      const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...call.requestParts, runPart(loop)] };
-      reply.header('x-parapet-verdict', field.verdict);
-      const refusal = refusalResponse(call.body.model, loop.reason, field);
-      // The upstream's id and usage stay: the tokens were spent.
-      reply.type('application/json').send(JSON.stringify({ ...refusal, id: response.id ?? refusal.id, usage: response.usage ?? refusal.usage }));
-      return;
-    }
+    const { callItems } = answerItems(response, requestedTypes(call.body));
+    return { usage: response.usage ?? null, toolCalls: callItems.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args })) };
+  }
 
+  /** A whole answer: each message's text as `output`, each call the client would run as `tool_args`. */
+  async governAnswer(response: Record<string, unknown>, { checks, body }: GovernedCall<ResponsesWireBody>): Promise<CheckedPart[]> {
+    const { output, textParts, callItems } = answerItems(response, requestedTypes(body));
     const [textChecks, callChecks] = await Promise.all([
       Promise.all(textParts.map((part) => checks.output(part.text as string))),
       Promise.all(callItems.map(({ proposed }) => checks.toolCall(proposed.tool, proposed.args, proposed.callId))),
     ]);
 
-    const parts: CheckedPart[] = [...call.requestParts];
+    const parts: CheckedPart[] = [];
     let contentFilter = false;
     textParts.forEach((part, index) => {
       const checked = (textChecks[index] as { part: CheckedPart }).part;
@@ -445,223 +373,223 @@ export class ResponsesProxy {
       kept = [...kept, reasonMessage(`msg_parapet_${String(response.id ?? '')}`, reasons.join('\n\n'))];
       contentFilter = true;
     }
-    // Null only when nothing was checked at all (no text either way, no tool).
-    const field = parapetField(parts, true);
-    const governed: Item = { ...response, output: kept, ...(field === null ? {} : { parapet: field }) };
+    response.output = kept;
     if (contentFilter) {
-      governed.status = 'incomplete';
-      governed.incomplete_details = { reason: 'content_filter' };
+      response.status = 'incomplete';
+      response.incomplete_details = { reason: 'content_filter' };
     }
-    if ('output_text' in response) governed.output_text = joinedOutputText(kept);
-    reply.header('x-parapet-verdict', field?.verdict ?? 'allow');
-    reply.type('application/json').send(JSON.stringify(governed));
+    if ('output_text' in response) response.output_text = joinedOutputText(kept);
+    return parts;
   }
 
-  /**
-   * A streamed answer. Output text goes through a hold-back window per content part and only
-   * checked text is sent, in the `delta` of the events; the events of a call the client would run
-   * are held to the end of the response (a run that loops must not get its call), then checked
-   * whole and released (or dropped). Events are renumbered (`sequence_number`, `output_index`)
-   * because the gateway drops and adds some. A block ends the stream with the reason,
-   * `response.incomplete` (content_filter, with `parapet`), and aborts the upstream.
-   */
-  private async stream(request: FastifyRequest, reply: FastifyReply, answer: UpstreamAnswer, call: CallContext): Promise<void> {
-    const { checks } = call;
-    const events = new EventStream(reply, answer);
-    const raw = events.raw;
-    let sequence = 0;
-    const emit = async (event: Item): Promise<void> => events.write(sse({ ...event, sequence_number: sequence++ }));
+  openStream(call: GovernedCall<ResponsesWireBody>, sink: StreamSink): StreamTranslator {
+    return responsesStream(call, sink, this.holdbackChars, this.sessions);
+  }
+}
 
-    const state = new StreamState(checks, this.options.holdbackChars);
-    let template: Item = { id: `resp_parapet_${request.id}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
-    let usage: TokenUsage | null = null;
-    /** The response's own usage, for the runs ledger. */
-    let wireUsage: unknown = null;
-    /** Calls the upstream finished, in order, waiting for the end of the response. */
-    const heldCalls: Array<{ outputIndex: number; proposed: ProposedCall }> = [];
-    /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
-    let counted = false;
-    let ended = false;
+/** The output items of a whole response: its text parts, and the calls the client would run. */
+function answerItems(response: Item, requested: ReadonlySet<string>): { output: Item[]; textParts: Item[]; callItems: Array<{ item: Item; proposed: ProposedCall }> } {
+  const output = Array.isArray(response.output) ? (response.output as unknown[]).filter(isObject) : [];
+  const textParts: Item[] = [];
+  const callItems: Array<{ item: Item; proposed: ProposedCall }> = [];
+  for (const item of output) {
+    if (item.type === 'message' && Array.isArray(item.content)) {
+      for (const part of item.content) if (isObject(part) && part.type === 'output_text' && typeof part.text === 'string' && part.text !== '') textParts.push(part);
+      continue;
+    }
+    const proposed = proposedCall(item, requested);
+    if (proposed !== null) callItems.push({ item, proposed });
+  }
+  return { output, textParts, callItems };
+}
 
-    /** Ends the stream: `response.incomplete` (or the upstream's own end) with `parapet`, and the trailer. */
-    const finish = async (type: string, response: Item, parts: CheckedPart[], contentFilter: boolean): Promise<void> => {
-      const field = parapetField([...call.requestParts, ...parts], true);
-      const output = state.finalOutput();
-      const final: Item = { ...response, output, ...(field === null ? {} : { parapet: field }) };
-      if (contentFilter) {
-        final.status = 'incomplete';
-        final.incomplete_details = { reason: 'content_filter' };
+/**
+ * A streamed answer. Output text goes through a hold-back window per content part and only
+ * checked text is sent, in the `delta` of the events; the events of a call the client would run
+ * are held to the end of the response (a run that loops must not get its call), then checked
+ * whole and released (or dropped). Events are renumbered (`sequence_number`, `output_index`)
+ * because the gateway drops and adds some. A block ends the stream with the reason,
+ * `response.incomplete` (content_filter, with `parapet`), and aborts the upstream.
+ */
+function responsesStream(call: GovernedCall<ResponsesWireBody>, { events }: StreamSink, holdbackChars: number, sessions: ResponseSessions): StreamTranslator {
+  const requested = requestedTypes(call.body);
+  const { checks, request } = call;
+  const raw = events.raw;
+  let sequence = 0;
+  const emit = async (event: Item): Promise<void> => events.write(sse({ ...event, sequence_number: sequence++ }));
+
+  const state = new StreamState(checks, holdbackChars);
+  let template: Item = { id: `resp_parapet_${request.id}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
+  /** The response's own usage, for the runs ledger. */
+  let wireUsage: unknown = null;
+  /** Calls the upstream finished, in order, waiting for the end of the response. */
+  const heldCalls: Array<{ outputIndex: number; proposed: ProposedCall }> = [];
+  /** The upstream's end of the response (completed, incomplete or failed), once it came. */
+  let terminal: { type: string; response: Item } | null = null;
+  let ended = false;
+
+  /** Ends the stream: `response.incomplete` (or the upstream's own end) with `parapet`, and the trailer. */
+  const finish = async (type: string, response: Item, parts: CheckedPart[], contentFilter: boolean): Promise<void> => {
+    const field = parapetField([...call.requestParts, ...parts], true);
+    const output = state.finalOutput();
+    const final: Item = { ...response, output, ...(field === null ? {} : { parapet: field }) };
+    if (contentFilter) {
+      final.status = 'incomplete';
+      final.incomplete_details = { reason: 'content_filter' };
+    }
+    if ('output_text' in response) final.output_text = joinedOutputText(output);
+    await emit({ type: contentFilter ? 'response.incomplete' : type, response: final });
+    raw.addTrailers({ 'x-parapet-verdict': field?.verdict ?? 'allow' });
+    if (typeof response.id === 'string') sessions.set(response.id, call.sessionId);
+    ended = true;
+  };
+
+  /** A text check stopped the stream: the reason closes the current part and message. */
+  const block = async (key: PartKey, blocked: CheckedPart): Promise<void> => {
+    const text = state.partText(key);
+    const reason = `${text === '' ? '' : '\n\n'}${blocked.decision.reason}`;
+    const at = state.emittedIndex(key.outputIndex);
+    const ids = { item_id: key.itemId, output_index: at, content_index: key.contentIndex };
+    await emit({ type: 'response.output_text.delta', ...ids, delta: reason, logprobs: [] });
+    state.noteReleased(key, reason);
+    const full = state.partText(key);
+    await emit({ type: 'response.output_text.done', ...ids, text: full, logprobs: [] });
+    await emit({ type: 'response.content_part.done', ...ids, part: { type: 'output_text', text: full, annotations: [] } });
+    const item = state.closeMessage(key.outputIndex, null, 'incomplete');
+    await emit({ type: 'response.output_item.done', output_index: at, item });
+    await finish('response.incomplete', { ...template, status: 'incomplete' }, [...state.textParts(), blocked], true);
+  };
+
+  /** One upstream event: text through its window, client-run calls held, everything else renumbered and passed on. */
+  const onEvent = async (payload: string): Promise<StreamStep> => {
+    if (payload === '[DONE]') return 'more';
+    const event = JSON.parse(payload) as Item;
+    const type = str(event.type) ?? '';
+    if (isObject(event.response)) template = { ...template, ...event.response, output: [] };
+    const outputIndex = typeof event.output_index === 'number' ? event.output_index : null;
+
+    if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
+      wireUsage = (event.response as Item | undefined)?.usage ?? null;
+      // Text parts the upstream never closed are finished (checked) before the end.
+      const pending = await state.flushOpenParts();
+      if (pending.blocked !== null) {
+        await block(pending.blocked.key, pending.blocked.part);
+        return 'stop';
       }
-      if ('output_text' in response) final.output_text = joinedOutputText(output);
-      await emit({ type: contentFilter ? 'response.incomplete' : type, response: final });
-      raw.addTrailers({ 'x-parapet-verdict': field?.verdict ?? 'allow' });
-      if (typeof response.id === 'string') this.sessions.set(response.id, call.sessionId);
-      ended = true;
-    };
+      for (const release of pending.released) await emit(release);
+      terminal = { type, response: event.response as Item };
+      return 'complete';
+    }
 
-    /** A text check stopped the stream: the reason closes the current part and message. */
-    const block = async (key: PartKey, blocked: CheckedPart): Promise<void> => {
-      const text = state.partText(key);
-      const reason = `${text === '' ? '' : '\n\n'}${blocked.decision.reason}`;
-      const at = state.emittedIndex(key.outputIndex);
-      const ids = { item_id: key.itemId, output_index: at, content_index: key.contentIndex };
-      await emit({ type: 'response.output_text.delta', ...ids, delta: reason, logprobs: [] });
-      state.noteReleased(key, reason);
-      const full = state.partText(key);
-      await emit({ type: 'response.output_text.done', ...ids, text: full, logprobs: [] });
-      await emit({ type: 'response.content_part.done', ...ids, part: { type: 'output_text', text: full, annotations: [] } });
-      const item = state.closeMessage(key.outputIndex, null, 'incomplete');
-      await emit({ type: 'response.output_item.done', output_index: at, item });
-      await finish('response.incomplete', { ...template, status: 'incomplete' }, [...state.textParts(), blocked], true);
-    };
+    if (outputIndex !== null && (state.isHeld(outputIndex) || (type === 'response.output_item.added' && isObject(event.item) && proposedCall(event.item, requested) !== null))) {
+      if (type === 'response.output_item.added') state.hold(outputIndex);
+      state.buffer(outputIndex, event);
+      if (type === 'response.output_item.done' && isObject(event.item)) heldCalls.push({ outputIndex, proposed: proposedCall(event.item, requested) as ProposedCall });
+      return 'more';
+    }
 
-    const parser = new SseParser();
-    try {
-      stream: for await (const data of answer.body) {
-        for (const payload of parser.push(data as Buffer)) {
-          if (payload === '[DONE]') continue;
-          const event = JSON.parse(payload) as Item;
-          const type = str(event.type) ?? '';
-          if (isObject(event.response)) template = { ...template, ...event.response, output: [] };
-          const outputIndex = typeof event.output_index === 'number' ? event.output_index : null;
-
-          if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
-            wireUsage = (event.response as Item | undefined)?.usage ?? null;
-            usage = ledgerUsage(wireUsage);
-            // Text parts the upstream never closed are finished (checked) before the end.
-            const pending = await state.flushOpenParts();
-            if (pending.blocked !== null) {
-              await block(pending.blocked.key, pending.blocked.part);
-              break stream;
-            }
-            for (const release of pending.released) await emit(release);
-
-            // The whole answer is in: count it, and stop the run when its proposed calls loop.
-            counted = true;
-            const toolCalls = heldCalls.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args }));
-            const loop = await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, hold: call.hold, usage: wireUsage, toolCalls });
-            if (loop !== null) {
-              // No held call goes out: the reason takes their place.
-              const stopped = state.refusalItem(`msg_parapet_${request.id}`, loop.reason);
-              for (const item of refusalItemEvents(stopped.item, stopped.index)) await emit(item);
-              await finish(type, event.response as Item, [...state.textParts(), runPart(loop)], true);
-              break stream;
-            }
-            // The held calls: checked together, released (or dropped) in the order they came.
-            const callChecks = await Promise.all(heldCalls.map(({ proposed }) => checks.toolCall(proposed.tool, proposed.args, proposed.callId)));
-            for (const [position, { outputIndex: index }] of heldCalls.entries()) {
-              const part = callChecks[position] as CheckedPart;
-              state.callParts.push(part);
-              for (const released of state.settle(index, part)) await emit(released);
-            }
-            const refusal = state.allCallsRemoved() ? state.refusalItem(`msg_parapet_${request.id}`) : null;
-            if (refusal !== null) {
-              for (const item of refusalItemEvents(refusal.item, refusal.index)) await emit(item);
-            }
-            await finish(type, event.response as Item, [...state.textParts(), ...state.callParts], refusal !== null);
-            break stream;
-          }
-
-          if (outputIndex !== null && (state.isHeld(outputIndex) || (type === 'response.output_item.added' && isObject(event.item) && proposedCall(event.item, call.requested) !== null))) {
-            if (type === 'response.output_item.added') state.hold(outputIndex);
-            state.buffer(outputIndex, event);
-            if (type === 'response.output_item.done' && isObject(event.item)) heldCalls.push({ outputIndex, proposed: proposedCall(event.item, call.requested) as ProposedCall });
-            continue;
-          }
-
-          if (type === 'response.output_text.delta' && outputIndex !== null) {
-            const key = partKey(event, outputIndex);
-            const step = await state.holdback(key).push(str(event.delta) ?? '');
-            if (step.blocked !== null) {
-              await block(key, step.blocked);
-              break stream;
-            }
-            if (step.text !== '') await emit(state.textDelta(key, event, step.text));
-            continue;
-          }
-          if (type === 'response.output_text.done' && outputIndex !== null) {
-            const key = partKey(event, outputIndex);
-            const steps = await state.closePart(key, str(event.text) ?? '');
-            if (steps.blocked !== null) {
-              await block(key, steps.blocked);
-              break stream;
-            }
-            if (steps.text !== '') await emit(state.textDelta(key, event, steps.text));
-            await emit({ ...event, output_index: state.emittedIndex(outputIndex), text: state.partText(key), logprobs: [] });
-            continue;
-          }
-          if (type === 'response.content_part.done' && outputIndex !== null && isObject(event.part) && event.part.type === 'output_text') {
-            const key = partKey(event, outputIndex);
-            // A part the upstream closes without output_text.done is finished (checked) here.
-            if (!state.isClosed(key)) {
-              const steps = await state.closePart(key, str(event.part.text) ?? '');
-              if (steps.blocked !== null) {
-                await block(key, steps.blocked);
-                break stream;
-              }
-              if (steps.text !== '') await emit(state.textDelta(key, event, steps.text));
-            }
-            await emit({ ...event, output_index: state.emittedIndex(outputIndex), part: { ...event.part, text: state.partText(key) } });
-            continue;
-          }
-          if (type === 'response.output_item.done' && outputIndex !== null && isObject(event.item) && event.item.type === 'message') {
-            // Parts still open, or that came whole in this event (no deltas), are checked before they go out.
-            const pending = await state.checkWholeParts(outputIndex, event.item);
-            for (const release of pending.released) await emit(release);
-            if (pending.blocked !== null) {
-              await block(pending.blocked.key, pending.blocked.part);
-              break stream;
-            }
-            await emit({ type, output_index: state.emittedIndex(outputIndex), item: state.closeMessage(outputIndex, event.item, null) });
-            continue;
-          }
-          if (outputIndex !== null) {
-            const at = state.emittedIndex(outputIndex);
-            if (type === 'response.output_item.done' && isObject(event.item)) state.noteItem(outputIndex, event.item);
-            if (type === 'response.output_item.added' && isObject(event.item) && event.item.type === 'message') state.openMessage(outputIndex, event.item);
-            await emit({ ...event, output_index: at });
-            continue;
-          }
-          // An upstream `error` event is the end of its stream: passed on as it came.
-          if (type === 'error') ended = true;
-          await emit(event);
+    if (type === 'response.output_text.delta' && outputIndex !== null) {
+      const key = partKey(event, outputIndex);
+      const step = await state.holdback(key).push(str(event.delta) ?? '');
+      if (step.blocked !== null) {
+        await block(key, step.blocked);
+        return 'stop';
+      }
+      if (step.text !== '') await emit(state.textDelta(key, event, step.text));
+      return 'more';
+    }
+    if (type === 'response.output_text.done' && outputIndex !== null) {
+      const key = partKey(event, outputIndex);
+      const steps = await state.closePart(key, str(event.text) ?? '');
+      if (steps.blocked !== null) {
+        await block(key, steps.blocked);
+        return 'stop';
+      }
+      if (steps.text !== '') await emit(state.textDelta(key, event, steps.text));
+      await emit({ ...event, output_index: state.emittedIndex(outputIndex), text: state.partText(key), logprobs: [] });
+      return 'more';
+    }
+    if (type === 'response.content_part.done' && outputIndex !== null && isObject(event.part) && event.part.type === 'output_text') {
+      const key = partKey(event, outputIndex);
+      // A part the upstream closes without output_text.done is finished (checked) here.
+      if (!state.isClosed(key)) {
+        const steps = await state.closePart(key, str(event.part.text) ?? '');
+        if (steps.blocked !== null) {
+          await block(key, steps.blocked);
+          return 'stop';
         }
+        if (steps.text !== '') await emit(state.textDelta(key, event, steps.text));
       }
+      await emit({ ...event, output_index: state.emittedIndex(outputIndex), part: { ...event.part, text: state.partText(key) } });
+      return 'more';
+    }
+    if (type === 'response.output_item.done' && outputIndex !== null && isObject(event.item) && event.item.type === 'message') {
+      // Parts still open, or that came whole in this event (no deltas), are checked before they go out.
+      const pending = await state.checkWholeParts(outputIndex, event.item);
+      for (const release of pending.released) await emit(release);
+      if (pending.blocked !== null) {
+        await block(pending.blocked.key, pending.blocked.part);
+        return 'stop';
+      }
+      await emit({ type, output_index: state.emittedIndex(outputIndex), item: state.closeMessage(outputIndex, event.item, null) });
+      return 'more';
+    }
+    if (outputIndex !== null) {
+      const at = state.emittedIndex(outputIndex);
+      if (type === 'response.output_item.done' && isObject(event.item)) state.noteItem(outputIndex, event.item);
+      if (type === 'response.output_item.added' && isObject(event.item) && event.item.type === 'message') state.openMessage(outputIndex, event.item);
+      await emit({ ...event, output_index: at });
+      return 'more';
+    }
+    // An upstream `error` event is the end of its stream: passed on as it came.
+    if (type === 'error') ended = true;
+    await emit(event);
+    return 'more';
+  };
+
+  return {
+    onEvent,
+    async onUpstreamEnd() {
       if (!ended && !events.clientGone) {
         request.log.warn({ reqId: request.id }, 'responses stream ended before the response was complete');
         await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream ended before the response was complete', param: null });
       }
-    } catch (error) {
-      if (!events.clientGone) {
-        request.log.warn({ reqId: request.id, err: error }, 'responses stream failed');
-        await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream failed', param: null }).catch(() => undefined);
+      return 'stop';
+    },
+    usage: () => wireUsage,
+    proposedCalls: () => heldCalls.map(({ proposed }) => ({ name: proposed.tool, arguments: proposed.args })),
+    async refuseRun(stop: RunStop) {
+      const end = terminal as { type: string; response: Item };
+      // No held call goes out: the reason takes their place.
+      const stopped = state.refusalItem(`msg_parapet_${request.id}`, stop.reason);
+      for (const item of refusalItemEvents(stopped.item, stopped.index)) await emit(item);
+      await finish(end.type, end.response, [...state.textParts(), runPart(stop)], true);
+    },
+    async release() {
+      const end = terminal as { type: string; response: Item };
+      // The held calls: checked together, released (or dropped) in the order they came.
+      const callChecks = await Promise.all(heldCalls.map(({ proposed }) => checks.toolCall(proposed.tool, proposed.args, proposed.callId)));
+      for (const [position, { outputIndex: index }] of heldCalls.entries()) {
+        const part = callChecks[position] as CheckedPart;
+        state.callParts.push(part);
+        for (const released of state.settle(index, part)) await emit(released);
       }
-    } finally {
-      if (!answer.body.destroyed) answer.body.destroy();
-      this.options.usage.note(call.agent, call.body.model, usage, true);
-      // A stream cut short (a block, an error, the client gone) still spent tokens.
-      if (!counted) await this.options.runs.afterAnswer({ agent: call.agent, model: call.body.model, sessionId: call.sessionId, hold: call.hold, complete: false, usage: wireUsage, toolCalls: [] });
-      if (!raw.writableEnded) raw.end();
-    }
-  }
+      const refusal = state.allCallsRemoved() ? state.refusalItem(`msg_parapet_${request.id}`) : null;
+      if (refusal !== null) {
+        for (const item of refusalItemEvents(refusal.item, refusal.index)) await emit(item);
+      }
+      await finish(end.type, end.response, [...state.textParts(), ...state.callParts], refusal !== null);
+    },
+    async failed() {
+      await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream failed', param: null });
+    },
+  };
 }
 
-interface CallContext {
-  agent: string;
-  body: Body;
-  checks: ProxyChecks;
-  requestParts: CheckedPart[];
-  sessionId: string;
-  /** The tool types the request lists, to name the grant a client-run built-in call is checked against. */
-  requested: ReadonlySet<string>;
-  /** The call's reserved cost, settled with its usage. */
-  hold: CostHold;
-}
-
-const requestedTypes = (body: Body): Set<string> => new Set((body.tools ?? []).map((tool) => String(tool.type)));
+const requestedTypes = (body: ResponsesWireBody): Set<string> => new Set((body.tools ?? []).map((tool) => String(tool.type)));
 
 /** The built-in tools a request asks for: those in `tools`, and a hosted tool named only by `tool_choice`. */
-function builtinTools(body: Body): Item[] {
+function builtinTools(body: ResponsesWireBody): Item[] {
   const tools = (body.tools ?? []).filter((tool) => !CLIENT_TOOL_TYPES.has(String(tool.type)));
   const choice = body.tool_choice;
   if (isObject(choice) && typeof choice.type === 'string' && !PLAIN_TOOL_CHOICES.has(choice.type) && !CLIENT_TOOL_TYPES.has(choice.type) && !tools.some((tool) => tool.type === choice.type)) {
@@ -675,9 +603,6 @@ function restoreCall(item: Item, checks: ProxyChecks): void {
   if (checks.tokens.size === 0) return;
   for (const key of ['arguments', 'input']) if (typeof item[key] === 'string') item[key] = checks.tokens.restore(item[key] as string);
 }
-
-/** A run stopped by the gateway (budget or loop) as one entry of `parapet.decisions`. */
-
 
 interface PartKey {
   outputIndex: number;

@@ -1,7 +1,7 @@
-// The model proxies (spec 01 §4: POST /v1/chat/completions, POST /v1/messages) and
+// The model proxies (spec 01 §4: POST /v1/chat/completions, POST /v1/responses, POST /v1/messages) and
 // GET /api/reliability (spec 02: circuit-breaker state and live budget consumption). Handlers are a
-// few lines: the work is in chat-completions.ts, messages.ts and the wire-format-free core (checks,
-// holdback, upstream).
+// few lines: every proxy is the one governed-call flow (flow.ts) with its wire format's adapter
+// (chat-completions.ts, responses.ts, messages.ts); see README.md.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
@@ -10,9 +10,10 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Pipeline } from '../pipeline/decide.js';
 import type { RunGovernor } from '../runs/service.js';
-import { ChatCompletionsProxy } from './chat-completions.js';
-import { ResponseObjectSchema, ResponsesBody, ResponsesProxy } from './responses.js';
-import { MessagesProxy } from './messages.js';
+import { ChatCompletionsAdapter } from './chat-completions.js';
+import { GovernedCallFlow } from './flow.js';
+import { ResponseObjectSchema, ResponsesAdapter, ResponsesBody } from './responses.js';
+import { MessagesAdapter } from './messages.js';
 import { ChatCompletionSchema, ChatCompletionsBody, MessageSchema, MessagesBody, PROXY_BODY_LIMIT, ReliabilitySchema } from './schemas.js';
 import { Upstreams } from './upstream.js';
 import { UsageLedger } from './usage.js';
@@ -63,11 +64,11 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
     );
 
   const anthropicUpstream = upstreams.get('anthropic', config.upstream_anthropic_base_url);
-  const shared = { pipeline, holdbackChars, usage, runs };
-  const chat = new ChatCompletionsProxy({ ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
+  const shared = { pipeline, usage, runs, requestBudgetMs: config.request_budget_ms };
+  const chat = new GovernedCallFlow(new ChatCompletionsAdapter(holdbackChars), { ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
   // The responses wire format: same upstream, key and checks as chat completions (responses.ts).
-  const responses = new ResponsesProxy({ ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
-  const messages = new MessagesProxy({ ...shared, upstream: () => anthropicUpstream, apiKey: config.upstream_anthropic_api_key });
+  const responses = new GovernedCallFlow(new ResponsesAdapter(holdbackChars), { ...shared, upstream: () => openaiUpstream, apiKey: openai.apiKey });
+  const messages = new GovernedCallFlow(new MessagesAdapter(holdbackChars), { ...shared, upstream: () => anthropicUpstream, apiKey: config.upstream_anthropic_api_key });
 
   proxyRoute('/v1/chat/completions', 'Chat completions through the gateway: the request and the answer are checked; a block is a 200 refusal', ChatCompletionsBody, ChatCompletionSchema, chat);
   proxyRoute('/v1/responses', 'Responses through the gateway: the request, its built-in tools and the answer are checked; a block is a 200 incomplete response', ResponsesBody, ResponseObjectSchema, responses);
