@@ -1,30 +1,22 @@
 // Degraded checks (spec 01 §7.3, §8): timeouts, errors and budget skips are reported, raise
 // budget_breach, and block through pipeline.fail_closed when the deployment fails closed.
 import { describe, expect, it } from 'vitest';
-import { SURFACES, type Detector } from '../detectors/types.js';
 import { DIALECTS, json, withGateway } from '../../test/helpers/gateway.js';
+import { fakeDetector } from '../../test/helpers/fake-detector.js';
 
-const fake = (key: string, costRank: number, detect: Detector['detect']): Detector => ({
-  key,
-  surfaces: SURFACES,
-  entityTypes: ['INJECTION.INSTRUCTION_OVERRIDE'],
-  costRank,
-  available: () => ({ available: true }),
-  detect,
-});
 
-const slow = fake('test.slow', 50, () => new Promise((resolve) => setTimeout(() => resolve([]), 300)));
-const broken = fake('test.broken', 2, () => {
+const slow = fakeDetector('test.slow', 50, () => new Promise((resolve) => setTimeout(() => resolve([]), 300)));
+const broken = fakeDetector('test.broken', 2, () => {
   throw new Error('model file is corrupt');
 });
-const busy = fake('test.busy', 1, () => {
+const busy = fakeDetector('test.busy', 1, () => {
   const until = performance.now() + 60;
   while (performance.now() < until) {
     // A synchronous detector that overruns the whole budget.
   }
   return [];
 });
-const fine = fake('test.fine', 3, () => []);
+const fine = fakeDetector('test.fine', 3, () => []);
 
 describe.each(DIALECTS)('degraded checks (%s)', (dialect) => {
   describe('fail_mode open', () => {

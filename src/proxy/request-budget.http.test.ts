@@ -3,24 +3,16 @@
 // enforcement_budget_ms and what is left, and checks after it is spent are degraded as
 // skipped_budget and follow the fail mode. A single guard call keeps enforcement_budget_ms.
 import { describe, expect, it } from 'vitest';
-import { SURFACES, type Detector } from '../detectors/types.js';
 import { DIALECTS, json } from '../../test/helpers/gateway.js';
+import { fakeDetector } from '../../test/helpers/fake-detector.js';
 import { FakeOpenAI } from '../../test/helpers/fake-openai.js';
 import { withFakeUpstream } from '../../test/helpers/proxy.js';
 
-const fake = (key: string, costRank: number, detect: Detector['detect']): Detector => ({
-  key,
-  surfaces: SURFACES,
-  entityTypes: ['INJECTION.INSTRUCTION_OVERRIDE'],
-  costRank,
-  available: () => ({ available: true }),
-  detect,
-});
 
 /** Takes longer than the request budget, well within enforcement_budget_ms and its own timeout. */
 const SLOW_MS = 400;
-const slow = fake('test.slow', 50, () => new Promise((resolve) => setTimeout(() => resolve([]), SLOW_MS)));
-const fine = fake('test.fine', 1, () => []);
+const slow = fakeDetector('test.slow', 50, () => new Promise((resolve) => setTimeout(() => resolve([]), SLOW_MS)));
+const fine = fakeDetector('test.fine', 1, () => []);
 
 const settings = {
   enabled_detectors: ['test.slow', 'test.fine'],
