@@ -27,24 +27,25 @@ export async function seedTraces(db: Kysely<Database>, dialect: Dialect, count: 
   const columns = sql.raw(
     'id, at, agent, subject, surface, tool, verdict, effective_verdict, mode, rules, entities, degraded, detectors, latency_ms, content_sha256, content_length, content, session_id, trace_id, environment, facts',
   );
+  // Every column but the id and the time is the same expression of i on both databases.
+  const rest = sql.raw(`
+    'seed-agent-' || (i % ${SEED_AGENTS}), 'seed-subject', case when i % 4 = 0 then 'output' else 'input' end,
+    null,
+    case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'escalate' end,
+    case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'allow' end,
+    'enforce',
+    case when i % 3 = 0 then '[]' else (case ${ruleCase('i')} end) end,
+    case when i % 3 = 0 then '[]' else '["PII.EMAIL"]' end,
+    case when i % 50 = 0 then '["injection.heuristic"]' else '[]' end,
+    case when i % 50 = 0
+      then '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.4},{"key":"injection.heuristic","status":"timeout","matched":false,"ms":50}]'
+      else '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.' || (i % 9 + 1) || '},{"key":"injection.heuristic","status":"ok","matched":false,"ms":0.2}]' end,
+    (i % 97) / 10.0, 'seed', 64, null, null, null, case when i % 2 = 0 then 'prod' else 'staging' end, null`);
   if (dialect === 'sqlite') {
     await sql`
       with recursive n(i) as (select 0 union all select i + 1 from n where i < ${count - 1})
       insert into traces (${columns})
-      select printf('dec_00seed%010d', i),
-             strftime('%Y-%m-%dT%H:%M:%fZ', ${start} + i * ${step}, 'unixepoch'),
-             'seed-agent-' || (i % ${SEED_AGENTS}), 'seed-subject', case when i % 4 = 0 then 'output' else 'input' end,
-             null,
-             case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'escalate' end,
-             case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'allow' end,
-             'enforce',
-             case when i % 3 = 0 then '[]' else (case ${sql.raw(ruleCase('i'))} end) end,
-             case when i % 3 = 0 then '[]' else '["PII.EMAIL"]' end,
-             case when i % 50 = 0 then '["injection.heuristic"]' else '[]' end,
-             case when i % 50 = 0
-               then '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.4},{"key":"injection.heuristic","status":"timeout","matched":false,"ms":50}]'
-               else '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.' || (i % 9 + 1) || '},{"key":"injection.heuristic","status":"ok","matched":false,"ms":0.2}]' end,
-             (i % 97) / 10.0, 'seed', 64, null, null, null, case when i % 2 = 0 then 'prod' else 'staging' end, null
+      select printf('dec_00seed%010d', i), strftime('%Y-%m-%dT%H:%M:%fZ', ${start} + i * ${step}, 'unixepoch'), ${rest}
       from n`.execute(db);
     return;
   }
@@ -52,18 +53,7 @@ export async function seedTraces(db: Kysely<Database>, dialect: Dialect, count: 
     insert into traces (${columns})
     select 'dec_00seed' || lpad(i::text, 10, '0'),
            to_char(to_timestamp(${start} + i * ${step}::float8) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-           'seed-agent-' || (i % ${SEED_AGENTS}), 'seed-subject', case when i % 4 = 0 then 'output' else 'input' end,
-           null,
-           case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'escalate' end,
-           case when i % 3 = 0 then 'allow' when i % 2 = 0 then 'block' else 'allow' end,
-           'enforce',
-           case when i % 3 = 0 then '[]' else (case ${sql.raw(ruleCase('i'))} end) end,
-           case when i % 3 = 0 then '[]' else '["PII.EMAIL"]' end,
-           case when i % 50 = 0 then '["injection.heuristic"]' else '[]' end,
-           case when i % 50 = 0
-             then '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.4},{"key":"injection.heuristic","status":"timeout","matched":false,"ms":50}]'
-             else '[{"key":"pii.regex","status":"ok","matched":true,"ms":0.' || (i % 9 + 1) || '},{"key":"injection.heuristic","status":"ok","matched":false,"ms":0.2}]' end,
-           (i % 97) / 10.0, 'seed', 64, null, null, null, case when i % 2 = 0 then 'prod' else 'staging' end, null
+           ${rest}
     from generate_series(0, ${count - 1}::int) as i`.execute(db);
   await sql`analyze traces`.execute(db);
 }
