@@ -34,7 +34,7 @@ export class CustomRulesDetector implements Detector {
   /**
    * Only the surfaces some enabled rule checks, so that without rules the detector never runs (and
    * adds nothing to a decision's explanation). The detector registry caches its per-surface lists:
-   * after setRules() it must be told (see the README's wiring), as it must for the detection cache.
+   * after setRules() it must be told (see src/app.ts, where it is wired), as it must for the detection cache.
    */
   get surfaces(): readonly Surface[] {
     return this.table.surfaces;

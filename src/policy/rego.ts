@@ -95,7 +95,7 @@ export function toRego(pack: Pack, options: RegoOptions = {}): string {
   const out: string[] = [
     `# Parapet policy pack ${pack.key} v${String(pack.version ?? 1)}, exported for Open Policy Agent.`,
     ...(pack.description === undefined ? [] : [`# ${comment(pack.description)}`]),
-    `# input: the call's facts as rendered by factsToRegoInput (README, "Policy lint and Rego export").`,
+    `# input: the call's facts as rendered by factsToRegoInput (docs/decisions.md, "Policy as code").`,
     `# verdict: from enforcing rules; effective_verdict: from all rules; fired: ids of the rules that fire;`,
     `# decisive: the strongest fired rule, enforcing first on a tie, earliest first (null when none fired).`,
     `package ${regoPackage(pack.key)}`,
