@@ -18,7 +18,7 @@ import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
 import { actionsOf, allowedHosts, checkCapability, grantFor, type CapabilityCheck } from './capability.js';
-import { PIECE_CHARS, runDetectors, type BudgetScaling, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
+import { runDetectors, type BudgetScaling, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
 import type { RequestBudget } from './request-budget.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
 import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
@@ -422,17 +422,13 @@ export class Pipeline {
     const context = { surface: call.surface, settings: settings.detectorSettings, ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}) };
     const budget = call.requestBudget;
     if (budget !== undefined) budget.checkedChars += call.content.length;
-    let run =
+    const run =
       budget === undefined
         ? await runDetectors(forSurface, call.content, context, limits)
-        : await budget.spend(() => runDetectors(forSurface, call.content, context, { ...limits, requestLeftMs: budget.leftMs() }));
+        : await budget.spend(() =>
+            runDetectors(forSurface, call.content, context, { ...limits, requestLeftMs: budget.leftMs(), callChars: budget.checkedChars }),
+          );
     if (run.requestBudgetSpent === true) budget?.exhaust();
-    // A long answer (or many stream windows) must not outlast the call's budget and go out
-    // unchecked under fail_mode open: past one piece of text, running out is "too large".
-    const unfinished = run.runs.some((item) => item.status === 'timeout' || item.status === 'skipped_budget');
-    if (budget !== undefined && run.contentTooLarge === undefined && unfinished && budget.checkedChars > PIECE_CHARS) {
-      run = { ...run, contentTooLarge: { chars: budget.checkedChars, scannedChars: call.content.length, reason: 'time' } };
-    }
     detectors.note(run.runs);
     if (cacheable) cache.set(call.surface, call.content, forSurface, run);
     return run;

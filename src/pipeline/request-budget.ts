@@ -3,9 +3,8 @@
 // detector budget is the smaller of enforcement_budget_ms and what the call has left. Only time
 // spent checking counts (never the upstream's), and checks that run side by side (the input and
 // the tool results of one request) count once: the budget measures the wall time during which at
-// least one check of the call was running. A call that has handed its checks more than one piece of
-// text (PIECE_CHARS) and then runs out is too large to check (src/pipeline/decide.ts), not merely
-// degraded: its sender chose how much content to send.
+// least one check of the call was running. `checkedChars` lets the runner treat a call that has
+// handed its checks a large text, window by window, like one large text (src/pipeline/runner.ts).
 
 export class RequestBudget {
   /** Characters the call has handed to its checks so far (the request, the answer, every window). */

@@ -29,9 +29,9 @@ export interface RunResult {
   /** Keys of detectors that did not finish cleanly: timeout, error or skipped for budget. */
   degraded: string[];
   /**
-   * The text could not be checked in full within the ceiling (see RunLimits.scaling): longer than
-   * `maxChars` after condensing (`size`; its head and tail were checked), or a scan that had time
-   * up to the ceiling did not finish (`time`).
+   * The text could not be checked in full (see RunLimits.scaling): longer than `maxChars` after
+   * condensing (`size`; its head and tail were checked), or a large text (or call) whose scan did
+   * not finish in its time (`time`).
    */
   contentTooLarge?: { chars: number; scannedChars: number; reason: 'size' | 'time' };
   /** The governed call's request budget bounded this check and ran out: later checks get none. */
@@ -57,6 +57,11 @@ export interface RunLimits {
    * the smaller of the two, both grown alike for a large text. Absent: a single check.
    */
   requestLeftMs?: number;
+  /**
+   * Characters the governed call has handed its checks so far, this text included: a long answer
+   * checked window by window is as large as the whole answer. Absent: this text alone.
+   */
+  callChars?: number;
   defaultTimeoutMs: number;
   /** Absent: fixed timeouts and budget, every character scanned (tests of the runner itself). */
   scaling?: BudgetScaling;
@@ -96,11 +101,9 @@ function prepare(text: string, scaling: BudgetScaling | undefined): Prepared {
 }
 
 /** A time allowance grown by `perKbMs` per KB beyond PIECE_CHARS, capped at the ceiling (or the base, if higher). */
-function scaled(baseMs: number, perKbMs: number, chars: number, scaling: BudgetScaling | undefined): { ms: number; capped: boolean } {
-  if (scaling === undefined || chars <= PIECE_CHARS) return { ms: baseMs, capped: false };
-  const cap = Math.max(baseMs, scaling.ceilingMs);
-  const grown = baseMs + (perKbMs * (chars - PIECE_CHARS)) / 1024;
-  return grown >= cap ? { ms: cap, capped: true } : { ms: grown, capped: false };
+function scaled(baseMs: number, perKbMs: number, chars: number, scaling: BudgetScaling | undefined): number {
+  if (scaling === undefined || chars <= PIECE_CHARS) return baseMs;
+  return Math.min(baseMs + (perKbMs * (chars - PIECE_CHARS)) / 1024, Math.max(baseMs, scaling.ceilingMs));
 }
 
 /**
@@ -126,7 +129,7 @@ export async function runDetectors(
   // The budget starts once the text is prepared: condensing is linear in what was sent, and on a
   // busy machine it must not leave the detectors of a padded text no time at all.
   const started = performance.now();
-  const budget = withinRequest(scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling).ms, limits);
+  const budget = withinRequest(scaled(limits.budgetMs, scaling?.budgetPerKbMs ?? 0, scanned.length, scaling), limits);
   const budgetEnd = started + budget.ms;
   const ordered = [...detectors].sort((a, b) => a.costRank - b.costRank);
   const runs: DetectorRun[] = [];
@@ -153,8 +156,8 @@ export async function runDetectors(
     // A JSON document is validated whole, as it was sent; every other detector scans the prepared text.
     const input = detector.wholeText === true ? text : scanned;
     const allowance = scaled(detector.timeoutMs ?? limits.defaultTimeoutMs, scaling?.timeoutPerKbMs ?? 0, input.length, scaling);
-    const timeoutMs = Math.min(allowance.ms, budgetEnd - now);
-    if (budgetEnd - now < allowance.ms) budgetBound.add(detector.key);
+    const timeoutMs = Math.min(allowance, budgetEnd - now);
+    if (budgetEnd - now < allowance) budgetBound.add(detector.key);
     const deadline = Date.now() + timeoutMs;
     if (input.length > PIECE_CHARS && detector.wholeText !== true) {
       pending.push(scanInPieces(detector, input, { ...context, deadline }, deadline, now, record));
@@ -178,16 +181,18 @@ export async function runDetectors(
   }
   await Promise.all(pending);
   const degraded = runs.filter((run) => run.status !== 'ok').map((run) => run.key);
-  // A large text whose scan did not finish, whatever the reason (its size, a busy machine, a call
-  // out of time), counts as too large: its sender chose the size, so it must not turn into a
-  // degraded check that fail_mode open lets through.
-  const large = scaling !== undefined && text.length > PIECE_CHARS;
+  // A large text (or a call that has handed its checks a large text, window by window) whose scan
+  // did not finish, whatever the reason (its size, a busy machine, a call out of time), counts as
+  // too large: its sender chose the size, so it must not turn into a degraded check that
+  // fail_mode open lets through.
+  const chars = Math.max(text.length, limits.callChars ?? 0);
+  const large = scaling !== undefined && chars > PIECE_CHARS;
   const outOfTime = large && runs.some((run) => run.status === 'timeout' || run.status === 'skipped_budget');
   // Timers may fire a little early, so a request budget that ran out is marked spent, not measured.
   const requestSpent = budget.byRequest && runs.some((run) => run.status === 'skipped_budget' || (run.status === 'timeout' && budgetBound.has(run.key)));
   const result: RunResult = { detections, runs, degraded, ...(requestSpent ? { requestBudgetSpent: true as const } : {}) };
   if (!prepared.tooLarge && !outOfTime) return result;
-  return { ...result, contentTooLarge: { chars: text.length, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
+  return { ...result, contentTooLarge: { chars, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
 }
 
 async function raceTimeout(
