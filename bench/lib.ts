@@ -153,7 +153,7 @@ export async function mintToken(baseUrl: string, adminToken: string, role: 'view
   return token;
 }
 
-export function percentile(sortedValues: Float64Array, fraction: number): number {
+export function percentile(sortedValues: ArrayLike<number>, fraction: number): number {
   if (sortedValues.length === 0) return Number.NaN;
   const rank = Math.min(sortedValues.length - 1, Math.ceil(fraction * sortedValues.length) - 1);
   return sortedValues[Math.max(0, rank)] ?? Number.NaN;

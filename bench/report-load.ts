@@ -15,22 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { Store } from '../src/store/db.js';
-import { seedTraces } from '../test/helpers/seed-traces.js';
-import { mintToken, runBench, runningChildren, startGateway, stopChild, temporaryDirs } from './lib.js';
+import { HEAVY_REPORTS, REPORT_LOAD_DECISIONS, seedTraces } from '../test/helpers/seed-traces.js';
+import { mintToken, percentile, runBench, runningChildren, startGateway, stopChild, temporaryDirs } from './lib.js';
 
-const DECISIONS = 500_000;
 const TARGET_P99_MS = 50;
 const GUARD_CONCURRENCY = 4;
-const HEAVY_REPORTS = [
-  '/api/metrics/rules?range=365d',
-  '/api/metrics/summary?range=365d',
-  '/api/metrics/breakdown?dim=rule&range=365d',
-  '/api/metrics/errors?range=365d',
-  '/api/guardrails/latency?days=90',
-  '/api/traces?rule=no.such.rule',
-];
-
-const percentile = (sorted: number[], p: number): number => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_REPORT_ROUNDS ?? 3);
@@ -44,7 +33,7 @@ async function main(): Promise<void> {
     // A second connection to the gateway's database file (WAL) seeds the decisions in one statement.
     const seedStarted = performance.now();
     const store = Store.open({ databaseUrl: null, dataDir });
-    await seedTraces(store.db, 'sqlite', DECISIONS, new Date());
+    await seedTraces(store.db, 'sqlite', REPORT_LOAD_DECISIONS, new Date());
     await store.close();
     const seedMs = performance.now() - seedStarted;
 
@@ -107,7 +96,7 @@ async function main(): Promise<void> {
     const pass = p99 < TARGET_P99_MS && reportTimes.every((report) => report.status === 200 || report.status === 503);
     const lines = [
       '',
-      `report load: ${DECISIONS} decisions over a year (SQLite, seeded in ${(seedMs / 1000).toFixed(1)} s); ${new Date().toISOString()}`,
+      `report load: ${REPORT_LOAD_DECISIONS} decisions over a year (SQLite, seeded in ${(seedMs / 1000).toFixed(1)} s); ${new Date().toISOString()}`,
       `  guard calls alone:          ${quiet.length} calls, p50 ${percentile(quiet, 0.5).toFixed(1)} ms, p99 ${percentile(quiet, 0.99).toFixed(1)} ms`,
       `  with reports three at once: ${loaded.length} calls, p50 ${percentile(loaded, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(loaded.at(-1) ?? 0).toFixed(1)} ms`,
       '  report times (ms, per round; status):',

@@ -1,19 +1,10 @@
 // Report routes over 500,000 recorded decisions must not hold up agent traffic: while the heaviest
-// reports run three at once, again and again, guard calls keep a p99 under 50 ms (SQLite reads run
-// in a reader thread; PostgreSQL reads are asynchronous and bounded by a statement timeout).
+// reports run three at once, again and again, guard calls keep a p99 under 50 ms (reports run in
+// reader threads with their own read-only connections, on both databases).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, startGateway, type TestGateway } from './helpers/gateway.js';
-import { seedTraces } from './helpers/seed-traces.js';
+import { HEAVY_REPORTS, REPORT_LOAD_DECISIONS, seedTraces } from './helpers/seed-traces.js';
 
-const DECISIONS = 500_000;
-const HEAVY_REPORTS = [
-  '/api/metrics/rules?range=365d',
-  '/api/metrics/summary?range=365d',
-  '/api/metrics/breakdown?dim=rule&range=365d',
-  '/api/metrics/errors?range=365d',
-  '/api/guardrails/latency?days=90',
-  '/api/traces?rule=no.such.rule',
-];
 const ROUNDS = 2;
 const GUARD_CONCURRENCY = 4;
 
@@ -32,7 +23,7 @@ describe.each(DIALECTS)('report routes under load (%s)', (dialect) => {
   beforeAll(async () => {
     gateway = await startGateway({ dialect });
     const seedStarted = performance.now();
-    await seedTraces(gateway.store.db, dialect, DECISIONS, gateway.clock.now());
+    await seedTraces(gateway.store.db, dialect, REPORT_LOAD_DECISIONS, gateway.clock.now());
     seedMs = performance.now() - seedStarted;
   }, 120_000);
   afterAll(async () => gateway?.close());
@@ -93,7 +84,7 @@ describe.each(DIALECTS)('report routes under load (%s)', (dialect) => {
         const byRoute = new Map<string, number[]>();
         for (const report of reportTimes) byRoute.set(report.path, [...(byRoute.get(report.path) ?? []), Math.round(report.ms)]);
         console.log(
-          `[${dialect}] seeded ${DECISIONS} in ${Math.round(seedMs)} ms; guard calls alone p99 ${quietP99.toFixed(1)} ms; with reports ${sorted.length}: p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms`,
+          `[${dialect}] seeded ${REPORT_LOAD_DECISIONS} in ${Math.round(seedMs)} ms; guard calls alone p99 ${quietP99.toFixed(1)} ms; with reports ${sorted.length}: p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(sorted.at(-1) ?? 0).toFixed(1)} ms`,
           Object.fromEntries(byRoute),
         );
         // Every report answers: its result, or a problem that says to narrow the range; never a 500.

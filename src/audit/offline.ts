@@ -3,30 +3,15 @@
 // public key, and (optionally) a head exported earlier. `parapet audit verify --package` runs it;
 // an auditor can redo every step with the description in the package's VERIFY.txt.
 import { createHash } from 'node:crypto';
-import { GENESIS_HASH, entryHash } from './log.js';
+import type { Checkpoint } from './checkpoints.js';
+import { GENESIS_HASH, entryHash, type HashedEntry } from './log.js';
 import { CHECKPOINT_ACTION, SIGNING_ALGORITHM, verifyCheckpointSignature } from './signing.js';
 
-export interface OfflineEntry {
-  seq: number;
-  id: string;
-  at: string;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: unknown;
-  prev_hash: string;
-  hash: string;
-}
+/** An entry as audit.jsonl carries it: the hashed fields and the chain links. */
+export type OfflineEntry = HashedEntry & { prev_hash: string; hash: string };
 
-export interface OfflineCheckpoint {
-  id: string;
-  seq: number;
-  hash: string;
-  at: string;
-  key_id: string;
-  algorithm: string;
-  signature: string;
-}
+/** A checkpoint as audit-checkpoints.jsonl and the manifest carry it. */
+export type OfflineCheckpoint = Omit<Checkpoint, 'created_by'>;
 
 export interface OfflineResult {
   ok: boolean;

@@ -9,13 +9,14 @@
 // and raised as a recording_failure finding, while the database being away keeps every recording
 // queued and retried. Nothing is dropped: once maxQueue (default 256) recordings are unwritten, an
 // answering caller waits on room(), so a crash loses fewer than that many answered decisions.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Registry } from 'prom-client';
 import { findingType, SEVERITY_RANK, type Severity } from '../findings/catalog.js';
 import { fingerprint } from '../findings/raise.js';
 import { scrapedMetric } from '../http/metrics.js';
 import { raisedRank, SEVERITY_BY_RANK } from '../findings/recurrence.js';
 import { newId } from '../lib/ids.js';
+import { startSourceWorker } from '../lib/source-worker.js';
 import { RetryLater, WriteQueue, type WriteQueueOptions } from '../lib/write-queue.js';
 import type { Store } from '../store/db.js';
 import type { TraceRow } from '../store/tables.js';
@@ -256,8 +257,7 @@ function findingParams({ finding, count }: { finding: FindingUpsert; count: numb
 /**
  * The worker thread that owns the recorder's own database connection: a second SQLite connection
  * (sqlite-writer.ts) or a PostgreSQL one (postgres-writer.ts). Its round trips do not wait behind
- * the request handlers of a busy main thread, nor for a connection of the request pool. Run from
- * TypeScript sources (tests), the worker loads its source through tsx.
+ * the request handlers of a busy main thread, nor for a connection of the request pool.
  */
 class RecordingWriter {
   private worker: Worker | undefined;
@@ -285,15 +285,7 @@ class RecordingWriter {
   private start(): Worker {
     const { sqliteFile, databaseUrl } = this.store;
     const workerData = sqliteFile !== undefined ? { file: sqliteFile } : { databaseUrl };
-    const entry = sqliteFile !== undefined ? 'sqlite-writer' : 'postgres-writer';
-    const fromSource = import.meta.url.endsWith('.ts');
-    const worker = fromSource
-      ? // Node 20 does not apply `--import tsx` to a worker's entry module; register it first, then load.
-        new Worker(
-          `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL(`./${entry}.ts`, import.meta.url).href)}); })`,
-          { eval: true, workerData },
-        )
-      : new Worker(new URL(`./${entry}.js`, import.meta.url), { workerData });
+    const worker = startSourceWorker(import.meta.url, sqliteFile !== undefined ? 'sqlite-writer' : 'postgres-writer', workerData);
     // Recording must not keep a process alive; a clean shutdown flushes through close().
     worker.unref();
     worker.on('message', (reply: WriterReply) => {

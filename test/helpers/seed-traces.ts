@@ -10,6 +10,18 @@ export const SEED_RULES = ['pii.block_email_input', 'pii.block_card', 'injection
 
 const YEAR_SECONDS = 365 * 86_400;
 
+/** The size of the database the report-load test and bench seed. */
+export const REPORT_LOAD_DECISIONS = 500_000;
+/** The heaviest report routes over a year of decisions: what the report-load test and bench run three at a time. */
+export const HEAVY_REPORTS = [
+  '/api/metrics/rules?range=365d',
+  '/api/metrics/summary?range=365d',
+  '/api/metrics/breakdown?dim=rule&range=365d',
+  '/api/metrics/errors?range=365d',
+  '/api/guardrails/latency?days=90',
+  '/api/traces?rule=no.such.rule',
+];
+
 /**
  * Inserts `count` decisions with ids `dec_00seed…` (older than every real id, in time order), one
  * every year/count seconds up to `now`. Every 3rd decision fired no rule; every 50th is degraded.
