@@ -296,6 +296,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       recorder,
       pipeline,
       gatewayVersion: GATEWAY_VERSION,
+      requestBudgetMs: config.request_budget_ms,
       onError: (error, server) => mcpErrors(error, server),
     }),
   };

@@ -13,6 +13,7 @@ import { fingerprint } from '../findings/raise.js';
 import { notFound, problem } from '../http/problems.js';
 import type { Clock } from '../lib/clock.js';
 import type { Decision, McpCallFacts, Pipeline } from '../pipeline/decide.js';
+import { RequestBudget } from '../pipeline/request-budget.js';
 import type { FindingUpsert, Recorder } from '../recording/recorder.js';
 import type { Store } from '../store/db.js';
 import type { McpServerRow, McpToolRow } from '../store/tables.js';
@@ -32,6 +33,8 @@ export interface McpServiceDeps {
   recorder: Recorder;
   pipeline: Pipeline;
   gatewayVersion: string;
+  /** request_budget_ms: the detector time the arguments' and the result's checks of one call share. */
+  requestBudgetMs: number;
   /** How long connecting to a live server and listing its tools may take. */
   scanTimeoutMs?: number;
   /** Where a rescan triggered by tools/list_changed reports failure. */
@@ -208,6 +211,8 @@ export class McpService {
     const key = toolKey(body.server, body.tool);
     const args = body.arguments ?? {};
     const session = body.session_id === undefined ? {} : { sessionId: body.session_id };
+    // One governed call: the arguments' and the result's checks share request_budget_ms.
+    const requestBudget = new RequestBudget(this.deps.requestBudgetMs);
     const argumentsDecision = await this.deps.pipeline.decide({
       agent,
       surface: 'tool_args',
@@ -215,6 +220,7 @@ export class McpService {
       content: JSON.stringify(args),
       arguments: args,
       mcp: facts,
+      requestBudget,
       ...(body.provenance === undefined ? {} : { provenance: body.provenance }),
       ...(body.approval_id === undefined ? {} : { approvalId: body.approval_id }),
       ...session,
@@ -228,6 +234,7 @@ export class McpService {
       surface: 'tool_result',
       tool: key,
       content: resultText(body.result),
+      requestBudget,
       ...(trusted ? {} : session),
     });
     const decisions = { arguments: argumentsDecision, result: resultDecision };

@@ -93,6 +93,19 @@ describe.each(DIALECTS)('request_budget_ms (%s)', (dialect) => {
       }
     });
 
+    it('shares the budget between an MCP call\'s arguments and its result', async () => {
+      const answer = await json(
+        ctx.gateway.request('/v1/mcp/call', {
+          method: 'POST',
+          headers: asAgent,
+          json: { server: 'files', tool: 'read', arguments: { path: 'notes.txt' }, result: 'the notes' },
+        }),
+      );
+      const parts = answer.decisions as Record<'arguments' | 'result', Part['decision']>;
+      expect(statuses({ surface: 'tool_args', decision: parts.arguments })).toEqual({ 'test.fine': 'ok', 'test.slow': 'timeout' });
+      expect(statuses({ surface: 'tool_result', decision: parts.result })).toEqual({ 'test.fine': 'skipped_budget', 'test.slow': 'skipped_budget' });
+    });
+
     it('leaves a single guard call to enforcement_budget_ms, as before', async () => {
       const decision = await json(ctx.gateway.request('/v1/guard/input', { method: 'POST', json: { agent: 'a', content: 'hello' } }));
       expect(statuses({ surface: 'input', decision })).toEqual({ 'test.fine': 'ok', 'test.slow': 'ok' });
