@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/store/migrations/**'],
+    files: ['src/infra/store/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -3,9 +3,9 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config/load.js';
-import type { Config } from './config/schema.js';
-import { Store } from './store/db.js';
+import { ConfigError, loadConfig } from './infra/config/load.js';
+import type { Config } from './infra/config/schema.js';
+import { Store } from './infra/store/db.js';
 
 export interface Running {
   url: string;

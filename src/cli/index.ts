@@ -1,7 +1,7 @@
 // The `parapet` command. Bootstrap commands (serve, migrate, admin ...) open the store directly;
 // everything else will talk to the HTTP API as a client. Failures set process.exitCode.
 import { Command, CommanderError } from 'commander';
-import { GATEWAY_VERSION } from '../system/version.js';
+import { GATEWAY_VERSION } from '../areas/system/version.js';
 import { registerLoginCommand } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerAuditCommands } from './commands/audit.js';

@@ -1,18 +1,18 @@
 // parapet admin token create|list|revoke: bootstrap commands that act on the same storage as the
 // server (same environment), so that a fresh installation can mint its first tokens.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { TokenRoleChoice, TokenService } from '../../tokens/service.js';
+import type { TokenRoleChoice, TokenService } from '../../areas/tokens/service.js';
 
 const ROLES: TokenRoleChoice[] = ['viewer', 'operator', 'admin', 'traffic'];
 
 async function withTokens<T>(work: (tokens: TokenService) => Promise<T>): Promise<T> {
   // Loaded here rather than at the top so that `--help` does not open database drivers.
   const [{ AuditLog }, { loadConfig }, { systemClock }, { Store }, { TokenService }] = await Promise.all([
-    import('../../audit/log.js'),
-    import('../../config/load.js'),
-    import('../../lib/clock.js'),
-    import('../../store/db.js'),
-    import('../../tokens/service.js'),
+    import('../../areas/audit/log.js'),
+    import('../../infra/config/load.js'),
+    import('../../infra/lib/clock.js'),
+    import('../../infra/store/db.js'),
+    import('../../areas/tokens/service.js'),
   ]);
   const config = loadConfig();
   const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { unzipSync } from 'fflate';
-import { verifyEvidenceFiles } from '../../audit/offline.js';
+import { verifyEvidenceFiles } from '../../areas/audit/offline.js';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
 
 interface Verification {

@@ -15,8 +15,8 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations and print the latest one')
     .action(async () => {
-      const { loadConfig } = await import('../../config/load.js');
-      const { Store } = await import('../../store/db.js');
+      const { loadConfig } = await import('../../infra/config/load.js');
+      const { Store } = await import('../../infra/store/db.js');
       const config = loadConfig();
       const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir });
       try {

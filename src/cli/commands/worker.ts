@@ -2,7 +2,7 @@
 // until SIGTERM or SIGINT, logging one line per job event to stderr. A worker killed in the middle
 // of a job loses nothing: once its lease runs out (job_lease_ms), another worker takes the job over.
 import type { Command } from 'commander';
-import type { WorkerEvent } from '../../jobs/worker.js';
+import type { WorkerEvent } from '../../infra/jobs/worker.js';
 
 function logLine(event: WorkerEvent): string {
   const parts = [new Date().toISOString(), `job ${event.event}`, event.job_id, event.kind, `attempt ${event.attempt}`];
@@ -35,20 +35,20 @@ export function registerWorkerCommand(program: Command): void {
         { Store },
         path,
       ] = await Promise.all([
-        import('../../audit/log.js'),
-        import('../../audit/checkpoints.js'),
-        import('../../config/load.js'),
-        import('../../evidence/service.js'),
-        import('../../evidence/storage.js'),
-        import('../../jobs/handlers.js'),
-        import('../../jobs/queue.js'),
-        import('../../jobs/worker.js'),
-        import('../../lib/clock.js'),
-        import('../../lib/sealed.js'),
-        import('../../policies/store.js'),
-        import('../../policy/packs/index.js'),
-        import('../../policy/registry.js'),
-        import('../../store/db.js'),
+        import('../../areas/audit/log.js'),
+        import('../../areas/audit/checkpoints.js'),
+        import('../../infra/config/load.js'),
+        import('../../areas/evidence/service.js'),
+        import('../../areas/evidence/storage.js'),
+        import('../../areas/jobs/handlers.js'),
+        import('../../infra/jobs/queue.js'),
+        import('../../infra/jobs/worker.js'),
+        import('../../infra/lib/clock.js'),
+        import('../../infra/lib/sealed.js'),
+        import('../../areas/policies/store.js'),
+        import('../../engine/policy/packs/index.js'),
+        import('../../engine/policy/registry.js'),
+        import('../../infra/store/db.js'),
         import('node:path'),
       ]);
       const config = loadConfig();

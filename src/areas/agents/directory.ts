@@ -1,0 +1,271 @@
+// The registry as the decision pipeline sees it: every agent with its grants, control state and
+// limits, and every registered tool, held in memory so that a check costs a map lookup. Every change to agents or grants
+// writes a new revision into `meta`; each process reads that one row every SYNC_MS and reloads
+// when it moved, so a kill or quarantine reaches every process sharing the database within about
+// a second. The process that made the change reloads at once.
+//
+// Agents seen in traffic are noted in memory and written in one batch per tick: an unknown name
+// becomes a `pending` agent an operator can approve, a known one gets its last-seen time and the
+// tools it used (registry drift).
+import type { Kysely, Transaction } from 'kysely';
+import { protectionsOf } from '../../engine/pipeline/protection-match.js';
+import type { Clock } from '../../infra/lib/clock.js';
+import { newId } from '../../infra/lib/ids.js';
+import {
+  DEFAULT_LIMITS,
+  UNKNOWN_AGENT,
+  taintLevel,
+  type AgentDirectory,
+  type AgentFacts,
+  type AgentLimits,
+  type Grant,
+  type ToolFacts,
+} from '../../engine/pipeline/agents.js';
+import type { Store } from '../../infra/store/db.js';
+import type { AgentRow, CapabilityRow, Database } from '../../infra/store/tables.js';
+
+const REVISION_KEY = 'agents.revision';
+const SYNC_MS = 500;
+/** New names taken from traffic per tick: a flood of invented names cannot flood the registry. */
+const MAX_NEW_PER_TICK = 200;
+const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** Marks agents or grants as changed, inside the transaction that changed them. */
+export async function bumpRevision(db: Kysely<Database> | Transaction<Database>, at: string): Promise<void> {
+  await db
+    .insertInto('meta')
+    .values({ key: REVISION_KEY, value: newId('rev'), updated_at: at })
+    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: newId('rev'), updated_at: at }))
+    .execute();
+}
+
+export function parseJsonArray(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function parseJsonObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Limits from an agent's protections object (POST /api/agents/{slug}/protection). */
+export function limitsOf(protections: Record<string, unknown>): AgentLimits {
+  const positive = (value: unknown, fallback: number | null) =>
+    typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
+  return {
+    maxToolCallsPerHour: positive(protections.max_tool_calls_per_hour, DEFAULT_LIMITS.maxToolCallsPerHour),
+    loopThreshold: positive(protections.loop_threshold, DEFAULT_LIMITS.loopThreshold) ?? DEFAULT_LIMITS.loopThreshold,
+    loopWindowSeconds: positive(protections.loop_window_seconds, DEFAULT_LIMITS.loopWindowSeconds) ?? DEFAULT_LIMITS.loopWindowSeconds,
+    maxCallsPerDay: positive(protections.max_calls_per_day, DEFAULT_LIMITS.maxCallsPerDay),
+    maxCostUsdPerDay:
+      typeof protections.max_cost_usd_per_day === 'number' && Number.isFinite(protections.max_cost_usd_per_day) && protections.max_cost_usd_per_day > 0
+        ? protections.max_cost_usd_per_day
+        : DEFAULT_LIMITS.maxCostUsdPerDay,
+  };
+}
+
+export function grantOf(row: CapabilityRow): Grant {
+  return {
+    id: row.id,
+    toolKey: row.tool_key,
+    requiresApproval: row.requires_approval === 1,
+    maxTaint: taintLevel(row.max_taint),
+    constraints: parseJsonObject(row.constraints),
+    actions: parseJsonArray(row.actions),
+  };
+}
+
+function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
+  const declaredTools = parseJsonArray(row.declared_tools);
+  const declaredModels = parseJsonArray(row.declared_models);
+  const protections = parseJsonObject(row.protections);
+  const protection = protectionsOf(protections);
+  return {
+    registered: row.status === 'approved',
+    control: row.control,
+    declaredTools: row.status === 'approved' ? declaredTools : null,
+    declaredModels: row.status === 'approved' ? declaredModels : null,
+    dataClasses: parseJsonArray(row.data_classes),
+    grants,
+    limits: limitsOf(protections),
+    protection: protection.words.length > 0 || protection.avoid.length > 0 ? protection : null,
+    team: row.owner_team,
+    environment: row.environment,
+  };
+}
+
+interface Sighting {
+  /** Epoch milliseconds: turned into text once per flush, not once per call. */
+  first: number;
+  last: number;
+  tools: Set<string>;
+  models: Set<string>;
+}
+
+export class RegistryDirectory implements AgentDirectory {
+  private agents = new Map<string, AgentFacts>();
+  private tools = new Map<string, ToolFacts>();
+  private revision: string | null = null;
+  private sightings = new Map<string, Sighting>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.reload();
+    this.timer = setInterval(() => void this.tick(), SYNC_MS);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+    await this.flushSightings();
+  }
+
+  lookup(slug: string): AgentFacts {
+    return this.agents.get(slug) ?? UNKNOWN_AGENT;
+  }
+
+  tool(key: string): ToolFacts | undefined {
+    return this.tools.get(key);
+  }
+
+  observe(slug: string, seen: { tool?: string; model?: string }): void {
+    const at = this.clock.now().getTime();
+    let sighting = this.sightings.get(slug);
+    if (sighting === undefined) {
+      sighting = { first: at, last: at, tools: new Set(), models: new Set() };
+      this.sightings.set(slug, sighting);
+    }
+    sighting.last = at;
+    if (seen.tool !== undefined && sighting.tools.size < 100) sighting.tools.add(seen.tool);
+    if (seen.model !== undefined && sighting.models.size < 100) sighting.models.add(seen.model);
+  }
+
+  /** Reads every agent and grant; called at start, when the revision moved, and after a local change. */
+  async reload(): Promise<void> {
+    const [revision, agentRows, capabilityRows, toolRows] = await Promise.all([
+      this.store.db.selectFrom('meta').select('value').where('key', '=', REVISION_KEY).executeTakeFirst(),
+      this.store.db.selectFrom('agents').selectAll().execute(),
+      this.store.db.selectFrom('capabilities').selectAll().execute(),
+      this.store.db.selectFrom('tools').selectAll().execute(),
+    ]);
+    const tools = new Map<string, ToolFacts>();
+    for (const row of toolRows) {
+      const schema = row.json_schema === null ? null : parseJsonObject(row.json_schema);
+      tools.set(row.key, { key: row.key, jsonSchema: schema, impact: row.impact, outputTrust: row.output_trust });
+    }
+    this.tools = tools;
+    const grantsBySlug = new Map<string, Map<string, Grant>>();
+    for (const row of capabilityRows) {
+      let grants = grantsBySlug.get(row.agent_slug);
+      if (grants === undefined) {
+        grants = new Map();
+        grantsBySlug.set(row.agent_slug, grants);
+      }
+      grants.set(row.tool_key, grantOf(row));
+    }
+    const agents = new Map<string, AgentFacts>();
+    for (const row of agentRows) agents.set(row.slug, factsOf(row, grantsBySlug.get(row.slug) ?? new Map()));
+    this.agents = agents;
+    this.revision = revision?.value ?? null;
+  }
+
+  /** Writes the sightings and reloads if another process changed the registry. */
+  async tick(): Promise<void> {
+    if (this.ticking !== undefined) return;
+    this.ticking = (async () => {
+      try {
+        await this.flushSightings();
+        const revision = await this.store.db.selectFrom('meta').select('value').where('key', '=', REVISION_KEY).executeTakeFirst();
+        if ((revision?.value ?? null) !== this.revision) await this.reload();
+      } catch (error) {
+        this.onError(error);
+      } finally {
+        this.ticking = undefined;
+      }
+    })();
+    await this.ticking;
+  }
+
+  private async flushSightings(): Promise<void> {
+    if (this.sightings.size === 0) return;
+    const sightings = this.sightings;
+    this.sightings = new Map();
+    const now = this.clock.now().toISOString();
+    let created = 0;
+    for (const [slug, sighting] of sightings) {
+      const known = await this.store.db
+        .selectFrom('agents')
+        .select(['seen_tools', 'seen_models', 'first_seen_at'])
+        .where('slug', '=', slug)
+        .executeTakeFirst();
+      if (known === undefined) {
+        if (created >= MAX_NEW_PER_TICK || !SLUG.test(slug)) continue;
+        created += 1;
+        await this.store.db
+          .insertInto('agents')
+          .values({
+            id: newId('agt'),
+            slug,
+            name: slug,
+            purpose: null,
+            owner_email: null,
+            owner_team: null,
+            environment: null,
+            risk_tier: null,
+            declared_models: '[]',
+            declared_tools: '[]',
+            data_classes: '[]',
+            framework: null,
+            status: 'pending',
+            identity_id: null,
+            protections: '{}',
+            control: 'active',
+            control_reason: null,
+            control_by: null,
+            control_at: null,
+            seen_models: JSON.stringify([...sighting.models].sort()),
+            seen_tools: JSON.stringify([...sighting.tools].sort()),
+            first_seen_at: new Date(sighting.first).toISOString(),
+            last_seen_at: new Date(sighting.last).toISOString(),
+            created_by: 'traffic',
+            created_at: now,
+            updated_at: now,
+          })
+          .onConflict((conflict) => conflict.column('slug').doNothing())
+          .execute();
+        continue;
+      }
+      const tools = new Set([...parseJsonArray(known.seen_tools), ...sighting.tools]);
+      const models = new Set([...parseJsonArray(known.seen_models), ...sighting.models]);
+      await this.store.db
+        .updateTable('agents')
+        .set({
+          last_seen_at: new Date(sighting.last).toISOString(),
+          first_seen_at: known.first_seen_at ?? new Date(sighting.first).toISOString(),
+          seen_tools: JSON.stringify([...tools].sort().slice(0, 500)),
+          seen_models: JSON.stringify([...models].sort().slice(0, 500)),
+        })
+        .where('slug', '=', slug)
+        .execute();
+    }
+    // Pending agents are not registered, so the pipeline's view does not change: no revision bump.
+  }
+}
