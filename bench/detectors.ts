@@ -5,11 +5,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_DETECTORS } from '../src/config/schema.js';
-import { ALL_DETECTORS } from '../src/detectors/index.js';
-import { DATASET_FILES, counts, loadDataset, score, type DatasetCase, type Score } from '../src/detectors/quality/datasets.js';
-import type { Detection, DetectContext, Detector, Surface } from '../src/detectors/types.js';
-import { runDetectors } from '../src/pipeline/runner.js';
+import { DEFAULT_DETECTORS } from '../src/infra/config/schema.js';
+import { ALL_DETECTORS } from '../src/engine/detectors/index.js';
+import { DATASET_FILES, counts, loadDataset, score, type DatasetCase, type Score } from '../src/engine/detectors/quality/datasets.js';
+import type { Detection, DetectContext, Detector, Surface } from '../src/engine/detectors/types.js';
+import { runDetectors } from '../src/engine/pipeline/runner.js';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const settings = { pii_packs: ['global', 'us', 'uk', 'eu'] };

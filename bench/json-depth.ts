@@ -2,7 +2,7 @@
 // its cost next to JSON.parse on ordinary guard bodies of 1 KB, 1 MB and 8 MB (mostly text, as
 // agent traffic is), on a structure-heavy 1 MB body, and on hostile ones (5,000 levels deep, and
 // 1 MB of escaped quotes). Run: `npx tsx bench/json-depth.ts`.
-import { nestsDeeperThan } from '../src/http/json-body.js';
+import { nestsDeeperThan } from '../src/infra/http/json-body.js';
 
 const LIMIT = 128;
 const ROUNDS = 5;

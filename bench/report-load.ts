@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { Store } from '../src/store/db.js';
+import { Store } from '../src/infra/store/db.js';
 import { HEAVY_REPORTS, REPORT_LOAD_DECISIONS, seedTraces } from '../test/helpers/seed-traces.js';
 import { mintToken, percentile, runBench, runningChildren, startGateway, stopChild, temporaryDirs } from './lib.js';
 

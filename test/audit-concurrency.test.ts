@@ -7,12 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditCheckpoints } from '../src/audit/checkpoints.js';
-import { AuditLog } from '../src/audit/log.js';
-import { AuditService } from '../src/audit/service.js';
-import { systemClock } from '../src/lib/clock.js';
-import { Sealer } from '../src/lib/sealed.js';
-import { Store } from '../src/store/db.js';
+import { AuditCheckpoints } from '../src/areas/audit/checkpoints.js';
+import { AuditLog } from '../src/areas/audit/log.js';
+import { AuditService } from '../src/areas/audit/service.js';
+import { systemClock } from '../src/infra/lib/clock.js';
+import { Sealer } from '../src/infra/lib/sealed.js';
+import { Store } from '../src/infra/store/db.js';
 import { createTestDatabase, type TestDatabase } from './helpers/postgres.js';
 import { ROOT, childEnv } from './helpers/process.js';
 

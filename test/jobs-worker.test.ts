@@ -7,9 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobQueue } from '../src/jobs/queue.js';
-import { systemClock } from '../src/lib/clock.js';
-import { Store } from '../src/store/db.js';
+import { JobQueue } from '../src/infra/jobs/queue.js';
+import { systemClock } from '../src/infra/lib/clock.js';
+import { Store } from '../src/infra/store/db.js';
 import { createTestDatabase, type TestDatabase } from './helpers/postgres.js';
 import { BIN, childEnv } from './helpers/process.js';
 

@@ -1,9 +1,9 @@
 // A child process for the concurrent-append test: opens a Store on DATABASE_URL and runs WRITERS
 // concurrent loops of audit.append until it has written COUNT entries, then prints the elapsed ms.
 // Spawned with `node --import tsx`, so it runs the TypeScript sources directly.
-import { AuditLog } from '../../src/audit/log.js';
-import { systemClock } from '../../src/lib/clock.js';
-import { Store } from '../../src/store/db.js';
+import { AuditLog } from '../../src/areas/audit/log.js';
+import { systemClock } from '../../src/infra/lib/clock.js';
+import { Store } from '../../src/infra/store/db.js';
 
 const databaseUrl = process.env.DATABASE_URL;
 const writers = Number(process.env.WRITERS ?? '4');

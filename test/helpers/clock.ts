@@ -1,5 +1,5 @@
 // A clock for tests: it starts at the real time and moves only when told.
-import type { Clock } from '../../src/lib/clock.js';
+import type { Clock } from '../../src/infra/lib/clock.js';
 
 export class TestClock implements Clock {
   private offsetMs = 0;

@@ -1,6 +1,6 @@
 // A detector for degraded-path tests (slow, failing, busy): serves every surface and reports
 // injection entities, so the shipped packs' injection rules see what it finds.
-import { SURFACES, type Detector } from '../../src/detectors/types.js';
+import { SURFACES, type Detector } from '../../src/engine/detectors/types.js';
 
 export const fakeDetector = (key: string, costRank: number, detect: Detector['detect']): Detector => ({
   key,

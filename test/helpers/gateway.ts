@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
-import type { Detector } from '../../src/detectors/types.js';
-import type { EvidenceStorage } from '../../src/evidence/storage.js';
-import { Store, type Dialect } from '../../src/store/db.js';
+import { loadConfig } from '../../src/infra/config/load.js';
+import type { Config } from '../../src/infra/config/schema.js';
+import type { Detector } from '../../src/engine/detectors/types.js';
+import type { EvidenceStorage } from '../../src/areas/evidence/storage.js';
+import { Store, type Dialect } from '../../src/infra/store/db.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 

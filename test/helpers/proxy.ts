@@ -2,7 +2,7 @@
 // the enclosing describe block, and a registered agent with its credential (and, when asked, its
 // grants and protections).
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { Config } from '../../src/config/schema.js';
+import type { Config } from '../../src/infra/config/schema.js';
 import { json, startGateway, type StartOptions, type TestGateway } from './gateway.js';
 import type { ScriptedUpstream } from './scripted-upstream.js';
 

@@ -2,8 +2,8 @@
 // PostgreSQL), spread over the year before `now`, over agents, rules, verdicts and detector runs,
 // so that the report routes have real work. 500,000 rows take seconds, not minutes.
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../../src/store/db.js';
-import type { Database } from '../../src/store/tables.js';
+import type { Dialect } from '../../src/infra/store/db.js';
+import type { Database } from '../../src/infra/store/tables.js';
 
 export const SEED_AGENTS = 8;
 export const SEED_RULES = ['pii.block_email_input', 'pii.block_card', 'injection.block', 'secrets.block_key', 'tools.escalate_shell', 'quality.warn_toxic'];
