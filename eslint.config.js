@@ -16,6 +16,23 @@ export default tseslint.config(
     },
   },
   {
+    // SQL lives in store files (store.ts of each area, infra/store/, and the recording writers, which
+    // are the recorder's store in its worker threads): services hold the rules, routes the wire.
+    files: ['src/**/*.ts'],
+    ignores: ['**/store.ts', 'src/infra/store/**', 'src/engine/recording/*-writer.ts', '**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|selectNoFrom)$/]",
+          message: 'SQL belongs in store.ts: move the query to the area\'s store and call it from here.',
+        },
+        { selector: "TaggedTemplateExpression[tag.name='sql']", message: 'SQL belongs in store.ts: move the query to the area\'s store and call it from here.' },
+        { selector: "CallExpression[callee.object.name='sql']", message: 'SQL belongs in store.ts: move the query to the area\'s store and call it from here.' },
+      ],
+    },
+  },
+  {
     files: ['src/infra/store/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

@@ -38,7 +38,7 @@ import { proxyRoutes } from './areas/proxy/routes.js';
 import { usageRoutes } from './areas/usage/routes.js';
 import { RunGovernor } from './areas/usage/service.js';
 import { CredentialService } from './areas/credentials/service.js';
-import { authPlugin } from './infra/auth/access.js';
+import { authPlugin, createAuthenticator } from './infra/auth/access.js';
 import { clientErrorHandler, errorsPlugin, frameworkError } from './infra/http/errors.js';
 import { edgePlugin } from './infra/http/edge.js';
 import { jsonBodyPlugin } from './infra/http/json-body.js';
@@ -93,6 +93,9 @@ import { RetentionService } from './areas/retention/service.js';
 import { otlpRoutes } from './areas/traces/spans/routes.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { traceRoutes } from './areas/traces/routes.js';
+import { metricsRoutes } from './areas/metrics/routes.js';
+import type { REPORT_JOBS} from './report-jobs.js';
+import { REPORT_JOBS_MODULE } from './report-jobs.js';
 import { TraceService } from './areas/traces/service.js';
 import { tokenRoutes } from './areas/tokens/routes.js';
 import { toolRoutes } from './areas/tools/routes.js';
@@ -366,7 +369,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(jsonBodyPlugin, { maxDepth: config.body_max_depth });
   await app.register(authPlugin);
   await app.register(edgePlugin, {
-    resolver,
+    authenticate: createAuthenticator(resolver),
     metrics,
     logRequests: config.log_requests,
     slowRequestMs: config.slow_request_ms,
@@ -393,7 +396,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(proxyRoutes, { pipeline, config, clock, runs });
   // Reports read in their own threads so that they never hold up agent traffic.
-  const reports = new ReportReader({ store, databaseUrl: config.database_url, clock, timeoutMs: config.report_timeout_ms, threads: config.report_threads });
+  const reports = new ReportReader<typeof REPORT_JOBS>({ jobsModule: REPORT_JOBS_MODULE, store, databaseUrl: config.database_url, clock, timeoutMs: config.report_timeout_ms, threads: config.report_threads });
   app.addHook('onClose', async () => reports.close());
   await app.register(usageRoutes, { clock, runs, reports });
   await app.register(agentRoutes, { agents });
@@ -417,6 +420,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(memoryRoutes, { memory: services.memory });
   await app.register(otlpRoutes, { spans: new SpanService(store, clock) });
   await app.register(traceRoutes, { traces: new TraceService(store, clock), reports });
+  await app.register(metricsRoutes, { reports });
   await app.register(exportRoutes, { reports });
   await app.register(retentionRoutes, { retention: services.retention });
   services.retention.start((error) => app.log.warn({ err: error }, 'retention sweep failed'));

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { AuditLog } from '../../src/areas/audit/log.js';
 import { CredentialResolver } from '../../src/infra/auth/resolver.js';
-import { authPlugin } from '../../src/infra/auth/access.js';
+import { authPlugin, createAuthenticator } from '../../src/infra/auth/access.js';
 import { edgePlugin } from '../../src/infra/http/edge.js';
 import { errorsPlugin, frameworkError } from '../../src/infra/http/errors.js';
 import { HttpMetrics } from '../../src/infra/http/metrics.js';
@@ -66,7 +66,7 @@ export async function startAreaServer<T>(dialect: Dialect, setup: AreaSetup<T>):
   app.removeContentTypeParser('text/plain');
   await app.register(errorsPlugin);
   await app.register(authPlugin);
-  await app.register(edgePlugin, { resolver, metrics: new HttpMetrics(), logRequests: false, slowRequestMs: 60_000 });
+  await app.register(edgePlugin, { authenticate: createAuthenticator(resolver), metrics: new HttpMetrics(), logRequests: false, slowRequestMs: 60_000 });
   await app.register(openApiPlugin, { version: 'test' });
   const services = await setup(app, { store, audit, clock });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

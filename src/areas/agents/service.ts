@@ -5,7 +5,7 @@ import { actorOf, type Principal } from '../../infra/auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
 import type { CredentialService } from '../credentials/service.js';
 import { findingType, type Severity } from '../../engine/findings/catalog.js';
-import { fingerprint } from '../../engine/findings/raise.js';
+import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { decodeCursor, pageOf } from '../../infra/http/paging.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';

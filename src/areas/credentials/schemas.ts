@@ -1,7 +1,9 @@
 // Wire shape of an agent credential (minted per identity; CONTRACT.md "Credentials").
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, Timestamp } from '../../infra/http/schemas.js';
-import { CredentialStatus } from '../tokens/schemas.js';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../infra/http/schemas.js';
+
+/** Whether a credential (an agent credential or an API token) still works. */
+export const CredentialStatus = StringEnum(['active', 'expired', 'revoked']);
 
 export const CredentialSchema = Type.Object({
   id: Type.String(),

@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ExportSiemQuery, FindingEventSchema, OcsfFindingSchema } from './schemas.js';
-import type { ReportReader } from '../../infra/store/reader.js';
+import type { Reports } from '../../infra/store/reader.js';
+import type { EXPORT_REPORT_JOBS } from './report-jobs.js';
 
-export const exportRoutes: FastifyPluginAsyncTypebox<{ reports: ReportReader }> = async (app, { reports }) => {
+export const exportRoutes: FastifyPluginAsyncTypebox<{ reports: Reports<typeof EXPORT_REPORT_JOBS> }> = async (app, { reports }) => {
   app.get(
     '/api/export/siem',
     {

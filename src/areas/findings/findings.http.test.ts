@@ -6,7 +6,7 @@ import { DIALECTS, json, withGateway, type TestGateway } from '../../../test/hel
 import { newId } from '../../infra/lib/ids.js';
 import type { FindingUpsert } from '../../engine/recording/recorder.js';
 import { FINDING_TYPES } from '../../engine/findings/catalog.js';
-import { fingerprint } from '../../engine/findings/raise.js';
+import { fingerprint } from '../../engine/findings/fingerprint.js';
 
 /** A tool call by an agent the registry does not know: raises shadow_agent and containment. */
 async function shadowCall(gateway: TestGateway, agent: string, tool = 'send_email'): Promise<any> {

@@ -2,7 +2,8 @@
 // GET|POST /api/guardrails/suppressions, DELETE /api/guardrails/suppressions/{suppression_id}.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Principal } from '../../infra/auth/principal.js';
-import type { ReportReader } from '../../infra/store/reader.js';
+import type { Reports } from '../../infra/store/reader.js';
+import type { GUARDRAIL_REPORT_JOBS } from './report-jobs.js';
 import {
   CreateFeedbackBody,
   CreateSuppressionBody,
@@ -24,7 +25,7 @@ import type { FeedbackService } from './service.js';
 
 const tags = ['guardrails'];
 
-export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService; reports: ReportReader }> = async (app, { feedback, reports }) => {
+export const feedbackRoutes: FastifyPluginAsyncTypebox<{ feedback: FeedbackService; reports: Reports<typeof GUARDRAIL_REPORT_JOBS> }> = async (app, { feedback, reports }) => {
   app.get(
     '/api/guardrails/feedback',
     {

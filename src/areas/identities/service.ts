@@ -10,7 +10,7 @@ import { findIdentity, listAllCapabilities, listIdentities } from '../agents/sto
 import type { Capability, GrantBody } from '../agents/schemas.js';
 import type { CredentialService } from '../credentials/service.js';
 import { findingType } from '../../engine/findings/catalog.js';
-import { fingerprint } from '../../engine/findings/raise.js';
+import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { analyseAction } from '../../engine/pipeline/actions/index.js';

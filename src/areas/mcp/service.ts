@@ -9,7 +9,7 @@ import { parseJsonArray, parseJsonObject } from '../agents/directory.js';
 import { ALL_DETECTORS } from '../../engine/detectors/index.js';
 import type { Detection, Detector } from '../../engine/detectors/types.js';
 import { findingType, type Severity } from '../../engine/findings/catalog.js';
-import { fingerprint } from '../../engine/findings/raise.js';
+import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import type { Decision, McpCallFacts, Pipeline } from '../../engine/pipeline/decide.js';

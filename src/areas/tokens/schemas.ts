@@ -1,10 +1,10 @@
 // Wire shapes of API tokens (spec 02 "Platform and account"; CONTRACT.md "Credentials").
 import { Type, type Static } from 'typebox';
 import { Body, ListOf, ListQuery, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../infra/http/schemas.js';
+import { CredentialStatus } from '../credentials/schemas.js';
 
 export const TOKEN_ROLES = ['viewer', 'operator', 'admin'] as const;
 export const TokenRole = StringEnum(TOKEN_ROLES);
-export const CredentialStatus = StringEnum(['active', 'expired', 'revoked']);
 
 export const TokenSchema = Type.Object({
   id: Type.String(),

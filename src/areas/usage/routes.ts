@@ -1,13 +1,14 @@
 // GET /api/usage: model usage per agent, model and UTC day from the database (every process's calls).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../infra/lib/clock.js';
-import type { ReportReader } from '../../infra/store/reader.js';
+import type { Reports } from '../../infra/store/reader.js';
+import type { USAGE_REPORT_JOBS } from './report-jobs.js';
 import { UsageQuery, UsageSchema, type Usage, type UsageRow } from './schemas.js';
 import { dayOf, type RunGovernor } from './service.js';
 
 const DAY_MS = 86_400_000;
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ clock: Clock; runs: RunGovernor; reports: ReportReader }> = async (app, { clock, runs, reports }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ clock: Clock; runs: RunGovernor; reports: Reports<typeof USAGE_REPORT_JOBS> }> = async (app, { clock, runs, reports }) => {
   // Counts still held by this process are written before the database closes.
   app.addHook('onClose', async () => runs.flush());
 

@@ -8,7 +8,7 @@
 // the database sees the same counts. Loops are the same proposed tool call again and again in one
 // run (the session), tracked in this process's memory like the guard's loop rule.
 import { createHash } from 'node:crypto';
-import { fingerprint } from '../../engine/findings/raise.js';
+import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { findingType } from '../../engine/findings/catalog.js';
 import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';

@@ -1,8 +1,7 @@
 // The detector registry: every registered detector, which are enabled (the `enabled_detectors`
 // setting, then operator switches stored in the database), which are available, and their run
 // statistics. Hot path: `forSurface()` answers from a per-surface list rebuilt only on change.
-import type { DetectorRun } from '../pipeline/runner.js';
-import type { Availability, Detector, Surface } from './types.js';
+import type { Availability, Detector, DetectorRun, Surface } from './types.js';
 
 export interface DetectorStats {
   runs: number;

@@ -103,3 +103,16 @@ export interface Detector {
    */
   warmUp?(): void;
 }
+
+/** How one detector's run on one check ended (the pipeline's runner records it). */
+export type DetectorStatus = 'ok' | 'timeout' | 'skipped_budget' | 'error';
+
+export interface DetectorRun {
+  key: string;
+  status: DetectorStatus;
+  matched: boolean;
+  ms: number;
+  error?: string;
+  /** Answered from the detection cache: no detector ran for this check. */
+  cached?: boolean;
+}

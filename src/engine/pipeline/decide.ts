@@ -4,8 +4,8 @@
 // to the recorder (batched, after the answer). No HTTP here.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { DetectorRegistry } from '../detectors/registry.js';
-import { UNTRUSTED_SURFACES, type Detection, type DetectorSettings, type Surface } from '../detectors/types.js';
-import { findingsFor } from '../findings/raise.js';
+import { UNTRUSTED_SURFACES, type Detection, type DetectorRun, type DetectorSettings, type DetectorStatus, type Surface } from '../detectors/types.js';
+import { findingsFor } from './findings.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import { evaluate, strongest, type CallFacts, type FiredRule } from '../policy/evaluate.js';
@@ -18,7 +18,7 @@ import { analyseAction, type ActionFacts } from './actions/index.js';
 import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
 import type { DetectionCache } from './cache.js';
 import { actionsOf, allowedHosts, checkCapability, grantFor, type CapabilityCheck } from './capability.js';
-import { runDetectors, type BudgetScaling, type DetectorRun, type DetectorStatus, type RunResult } from './runner.js';
+import { runDetectors, type BudgetScaling, type RunResult } from './runner.js';
 import type { RequestBudget } from './request-budget.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
 import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';

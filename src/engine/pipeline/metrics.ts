@@ -1,10 +1,10 @@
 // Decision metrics for /metrics: decisions by surface and verdict, detector latency histograms and
 // degraded counts. Hot path: plain counters; the Prometheus text is built when scraped.
 import type { Registry } from 'prom-client';
-import { Latencies, bucketSamples, scrapedMetric } from '../../infra/http/metrics.js';
+import { Latencies, bucketSamples, scrapedMetric } from '../../infra/lib/metrics.js';
 import type { Surface } from '../detectors/types.js';
 import type { Decision } from './decide.js';
-import type { DetectorRun } from './runner.js';
+import type { DetectorRun } from '../detectors/types.js';
 
 export class DecisionMetrics {
   private readonly decisions = new Map<string, { surface: string; verdict: string; effective: string; count: number }>();

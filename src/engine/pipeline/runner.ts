@@ -9,19 +9,7 @@
 // `maxChars` has its head and tail checked and is reported as too large, as is any large text
 // whose scan did not finish in its time.
 import { condense, headAndTail, type Condensed } from '../detectors/condense.js';
-import type { Detection, DetectContext, Detector } from '../detectors/types.js';
-
-export type DetectorStatus = 'ok' | 'timeout' | 'skipped_budget' | 'error';
-
-export interface DetectorRun {
-  key: string;
-  status: DetectorStatus;
-  matched: boolean;
-  ms: number;
-  error?: string;
-  /** Answered from the detection cache: no detector ran for this check. */
-  cached?: boolean;
-}
+import type { Detection, DetectContext, Detector, DetectorRun, DetectorStatus } from '../detectors/types.js';
 
 export interface RunResult {
   detections: Detection[];

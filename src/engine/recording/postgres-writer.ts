@@ -5,7 +5,7 @@
 // answered decision could stay in memory for seconds.
 import { parentPort, workerData } from 'node:worker_threads';
 import { sql, type Transaction } from 'kysely';
-import { chunks, falseResolutionParams, raisedRankSql, severityOfRankSql } from '../findings/recurrence.js';
+import { chunks, falseResolutionParams, raisedRankSql, severityOfRankSql } from './recurrence.js';
 import { Store } from '../../infra/store/db.js';
 import type { Database } from '../../infra/store/tables.js';
 import { FINDING_UPSERT_SET, RESOLVED_CHUNK, type FindingParams, type WriterBatch, type WriterReply } from './writer-protocol.js';

@@ -12,9 +12,9 @@
 import type { Worker } from 'node:worker_threads';
 import type { Registry } from 'prom-client';
 import { findingType, SEVERITY_RANK, type Severity } from '../findings/catalog.js';
-import { fingerprint } from '../findings/raise.js';
-import { scrapedMetric } from '../../infra/http/metrics.js';
-import { raisedRank, SEVERITY_BY_RANK } from '../findings/recurrence.js';
+import { fingerprint } from '../findings/fingerprint.js';
+import { scrapedMetric } from '../../infra/lib/metrics.js';
+import { raisedRank, SEVERITY_BY_RANK } from './recurrence.js';
 import { newId } from '../../infra/lib/ids.js';
 import { startSourceWorker } from '../../infra/lib/source-worker.js';
 import { RetryLater, WriteQueue, type WriteQueueOptions } from '../../infra/lib/write-queue.js';

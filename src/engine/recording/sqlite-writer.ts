@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { storableValue } from '../../infra/lib/storable-text.js';
-import { falseResolutionParams, raisedRankSql, severityOfRankSql, type ResolvedFinding } from '../findings/recurrence.js';
+import { falseResolutionParams, raisedRankSql, severityOfRankSql, type ResolvedFinding } from './recurrence.js';
 import { FINDING_UPSERT_SET, RESOLVED_CHUNK, TRACE_COLUMNS, type FindingParams, type WriterBatch, type WriterReply } from './writer-protocol.js';
 
 const RANK = raisedRankSql('sqlite', '@base_rank', '@count');

@@ -3,16 +3,25 @@
 // worked out, so a request never rebuilds them (Fastify's `request.routeOptions` is a getter that
 // builds a new object on every read). Unmatched requests get the same treatment in the
 // not-found handler.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import type { CredentialResolver } from '../auth/resolver.js';
-import { createAuthenticator } from '../auth/access.js';
 import { sendProblem } from './errors.js';
 import type { HttpMetrics } from './metrics.js';
 import { problem } from './problems.js';
 
+/**
+ * Checks a request's credential against its route's access level (infra/auth/access.ts builds it);
+ * passed in so that the HTTP edge does not depend on how credentials are resolved.
+ */
+export type Authenticate = (
+  request: FastifyRequest,
+  access: NonNullable<FastifyContextConfig['access']>,
+  acceptApiKeyHeader: boolean,
+  done: (error?: Error) => void,
+) => void;
+
 export interface EdgeOptions {
-  resolver: CredentialResolver;
+  authenticate: Authenticate;
   metrics: HttpMetrics;
   /** Log every request (the access log); off, only 5xx answers and slow requests are logged. */
   logRequests: boolean;
@@ -22,8 +31,7 @@ export interface EdgeOptions {
 const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 export const edgePlugin = fp<EdgeOptions>(
-  async (app: FastifyInstance, { resolver, metrics, logRequests, slowRequestMs }) => {
-    const authenticate = createAuthenticator(resolver);
+  async (app: FastifyInstance, { authenticate, metrics, logRequests, slowRequestMs }) => {
 
     const logLine = (request: FastifyRequest, reply: FastifyReply) => {
       const ms = reply.elapsedTime;

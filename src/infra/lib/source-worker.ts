@@ -17,3 +17,8 @@ export function startSourceWorker(callerUrl: string, name: string, workerData: u
   }
   return new Worker(new URL(`./${name}.js`, callerUrl), { workerData });
 }
+
+/** The URL of a module next to the caller, as the running code has it (`.ts` under tsx, `.js` compiled). */
+export function siblingModule(callerUrl: string, name: string): string {
+  return new URL(`./${name}.${callerUrl.endsWith('.ts') ? 'ts' : 'js'}`, callerUrl).href;
+}

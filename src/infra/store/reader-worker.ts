@@ -1,4 +1,4 @@
-// A report reader thread (src/store/reader.ts): its own read-only connection, one report at a time.
+// A report reader thread (src/infra/store/reader.ts): its own read-only connection, one report at a time.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -8,10 +8,11 @@ import pg from 'pg';
 import { Problem } from '../http/problems.js';
 import { storableTextDialect } from './db.js';
 import type { Database } from './tables.js';
-import type { ReaderReply, ReaderRequest, ReaderWorkerData, ReadStore } from './reader.js';
-import { REPORT_JOBS } from '../../areas/reports.js';
+import type { ReaderReply, ReaderRequest, ReaderWorkerData, ReadStore, ReportJobs } from './reader.js';
 
-const { dialect, file, databaseUrl, statementTimeoutMs } = workerData as ReaderWorkerData;
+const { jobsModule, dialect, file, databaseUrl, statementTimeoutMs } = workerData as ReaderWorkerData;
+// The reports come from the areas, named by the composition root: the store depends on no area.
+const { REPORT_JOBS } = (await import(jobsModule)) as { REPORT_JOBS: ReportJobs };
 
 // Reports yield the CPU to the threads that answer agent traffic: on Linux a thread's nice value is
 // its own (setpriority on its thread id). Best effort; elsewhere the thread keeps normal priority.
@@ -41,8 +42,9 @@ const store: ReadStore = { db: open(), dialect };
 const QUERY_CANCELED = '57014';
 
 parentPort?.on('message', (request: ReaderRequest) => {
-  const job = REPORT_JOBS[request.kind] as (store: ReadStore, clock: { now(): Date }, args: unknown) => Promise<unknown>;
   const reply = (message: ReaderReply): void => parentPort?.postMessage(message);
+  const job = REPORT_JOBS[request.kind] as ((store: ReadStore, clock: { now(): Date }, args: unknown) => Promise<unknown>) | undefined;
+  if (job === undefined) return reply({ id: request.id, ok: false, error: `no report ${request.kind}` });
   job(store, { now: () => new Date(request.now) }, request.args).then(
     (value) => reply({ id: request.id, ok: true, value }),
     (error: unknown) => {

@@ -9,16 +9,26 @@ import { problem, type FieldError, type Problem, type ProblemSlug } from '../htt
 import type { Clock } from '../lib/clock.js';
 import { startSourceWorker } from '../lib/source-worker.js';
 import type { Dialect, Store } from './db.js';
-import type { ReportJobs } from '../../areas/reports.js';
 
 /** What a report needs of the store: it only reads. */
 export type ReadStore = Pick<Store, 'db' | 'dialect'>;
 
-export type ReportKind = keyof ReportJobs;
-export type ReportArgs<K extends ReportKind> = Parameters<ReportJobs[K]>[2];
-export type ReportResult<K extends ReportKind> = Awaited<ReturnType<ReportJobs[K]>>;
+/** One report: built by its area's own service over the reader's store, at the caller's time. */
+export type ReportJob = (store: ReadStore, clock: Clock, args: never) => Promise<unknown>;
+/** Reports by kind; each area exports its own table (`<area>/report-jobs.ts`). */
+export type ReportJobs = Record<string, ReportJob>;
+
+export type ReportArgs<J extends ReportJobs, K extends keyof J> = Parameters<J[K]>[2];
+export type ReportResult<J extends ReportJobs, K extends keyof J> = Awaited<ReturnType<J[K]>>;
+
+/** What a route needs of the reader: to run one of its area's reports. */
+export interface Reports<J extends ReportJobs> {
+  run<K extends keyof J & string>(kind: K, args: ReportArgs<J, K>): Promise<ReportResult<J, K>>;
+}
 
 export interface ReaderWorkerData {
+  /** The module whose `REPORT_JOBS` export the thread runs (the composition root's table of every area's reports). */
+  jobsModule: string;
   dialect: Dialect;
   /** SQLite: the database file. */
   file: string | null;
@@ -29,7 +39,7 @@ export interface ReaderWorkerData {
 
 export interface ReaderRequest {
   id: number;
-  kind: ReportKind;
+  kind: string;
   args: unknown;
   /** The caller's clock, so that a report's window is the one the gateway's clock sets. */
   now: number;
@@ -43,6 +53,8 @@ export type ReaderReply =
   | { id: number; ok: false; error: string };
 
 export interface ReportReaderOptions {
+  /** URL of the module that exports `REPORT_JOBS`, loaded by every reader thread. */
+  jobsModule: string;
   store: Store;
   /** PostgreSQL: the URL the store was opened with (the reader opens its own connections). */
   databaseUrl: string | null;
@@ -71,7 +83,7 @@ interface Slot {
 /** Reports waiting for a thread, per thread, before a new one is refused as busy. */
 const QUEUE_PER_THREAD = 8;
 
-export class ReportReader {
+export class ReportReader<J extends ReportJobs> implements Reports<J> {
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
   private nextId = 1;
@@ -82,13 +94,13 @@ export class ReportReader {
   }
 
   /** Runs one report in a reader thread; rejects with a 503 problem past the deadline or when too many wait. */
-  run<K extends ReportKind>(kind: K, args: ReportArgs<K>): Promise<ReportResult<K>> {
+  run<K extends keyof J & string>(kind: K, args: ReportArgs<J, K>): Promise<ReportResult<J, K>> {
     if (this.closed) return Promise.reject(problem('unavailable', 'the gateway is shutting down'));
     if (this.queue.length >= this.slots.length * QUEUE_PER_THREAD) {
       return Promise.reject(problem('unavailable', `too many reports are running; try ${kind} again shortly`));
     }
     const request: ReaderRequest = { id: this.nextId++, kind, args, now: this.options.clock.now().getTime() };
-    return new Promise<ReportResult<K>>((resolve, reject) => {
+    return new Promise<ReportResult<J, K>>((resolve, reject) => {
       const job: Job = {
         request,
         resolve: resolve as (value: unknown) => void,
@@ -141,8 +153,8 @@ export class ReportReader {
   }
 
   private start(slot: Slot): Worker {
-    const { store, databaseUrl, timeoutMs } = this.options;
-    const workerData: ReaderWorkerData = { dialect: store.dialect, file: store.sqliteFile ?? null, databaseUrl, statementTimeoutMs: timeoutMs };
+    const { store, databaseUrl, timeoutMs, jobsModule } = this.options;
+    const workerData: ReaderWorkerData = { jobsModule, dialect: store.dialect, file: store.sqliteFile ?? null, databaseUrl, statementTimeoutMs: timeoutMs };
     const worker = startSourceWorker(import.meta.url, 'reader-worker', workerData);
     // An idle reader must not keep the process alive.
     worker.unref();

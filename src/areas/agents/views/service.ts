@@ -7,7 +7,7 @@ import type { AuditLog } from '../../audit/log.js';
 import { bumpRevision, limitsOf, parseJsonObject, type RegistryDirectory } from '../directory.js';
 import { ownerOf } from '../service.js';
 import { findingType } from '../../../engine/findings/catalog.js';
-import { fingerprint } from '../../../engine/findings/raise.js';
+import { fingerprint } from '../../../engine/findings/fingerprint.js';
 import { notFound, problem, type FieldError } from '../../../infra/http/problems.js';
 import type { Clock } from '../../../infra/lib/clock.js';
 import type { FindingUpsert, Recorder } from '../../../engine/recording/recorder.js';

@@ -6,8 +6,8 @@ import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import type { ReadStore } from '../../infra/store/reader.js';
 import { DEFAULT_BREAKDOWN_DIM, type Breakdown, type BreakdownQuery, type ErrorsMetrics, type MetricsQuery, type RuleMetrics, type Summary } from './schemas.js';
-import * as traces from './store.js';
-import type { TraceFilter } from './store.js';
+import * as traces from '../traces/store.js';
+import type { TraceFilter } from '../traces/store.js';
 
 /** The most decisions a metric that parses JSON columns reads for one answer. */
 export const MAX_ROWS = 100_000;

@@ -1,9 +1,9 @@
 // What recurrence does to a finding (spec 01 §3), shared by both write paths of the recorder (the
 // PostgreSQL transaction and the SQLite worker thread). Pure: no I/O, the recorder runs the SQL.
 import { newId } from '../../infra/lib/ids.js';
-import type { FindingParams } from '../recording/writer-protocol.js';
-import { findingType, SEVERITY_RANK, type Severity } from './catalog.js';
-import { fingerprint } from './raise.js';
+import type { FindingParams } from './writer-protocol.js';
+import { findingType, SEVERITY_RANK, type Severity } from '../findings/catalog.js';
+import { fingerprint } from '../findings/fingerprint.js';
 
 export const SEVERITY_BY_RANK: Record<number, Severity> = { 1: 'low', 2: 'medium', 3: 'high', 4: 'critical' };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FindingParams } from '../recording/writer-protocol.js';
-import { fingerprint } from './raise.js';
+import type { FindingParams } from './writer-protocol.js';
+import { fingerprint } from '../findings/fingerprint.js';
 import { chunks, falseResolutionParams, raisedRank, recurrenceSteps } from './recurrence.js';
 
 describe('severity by recurrence', () => {

@@ -1,27 +1,12 @@
 // Turns one decision into the findings it raises (spec 01 §2.6): a finding is one problem, not one
 // detection, identified by a fingerprint over its type, subject and identifying parts.
 // Hot path: pure; the recorder writes the result in a batch.
-import { createHash } from 'node:crypto';
+import type { DetectorRun } from '../detectors/types.js';
+import { findingType, type Severity } from '../findings/catalog.js';
+import { fingerprint } from '../findings/fingerprint.js';
 import type { FiredRule } from '../policy/evaluate.js';
-import type { Decision, GuardCall } from '../pipeline/decide.js';
-import type { DetectorRun } from '../pipeline/runner.js';
 import type { FindingUpsert } from '../recording/recorder.js';
-import { findingType, type Severity } from './catalog.js';
-
-/** Recent fingerprints by their canonical input: the same agent raises the same few findings call after call. */
-const recentFingerprints = new Map<string, string>();
-const RECENT_FINGERPRINTS = 10_000;
-
-export function fingerprint(type: string, subject: string, parts: readonly string[]): string {
-  const key = JSON.stringify([type, subject, ...parts]);
-  let digest = recentFingerprints.get(key);
-  if (digest === undefined) {
-    digest = createHash('sha256').update(key).digest('hex');
-    if (recentFingerprints.size >= RECENT_FINGERPRINTS) recentFingerprints.clear();
-    recentFingerprints.set(key, digest);
-  }
-  return digest;
-}
+import type { Decision, GuardCall } from './decide.js';
 
 export interface RaiseContext {
   call: GuardCall;
