@@ -18,63 +18,25 @@ export function registerWorkerCommand(program: Command): void {
     .description('run queued jobs (evidence builds and retries) until SIGTERM or SIGINT; settings as for serve')
     .action(async () => {
       // Loaded here rather than at the top so that `--help` does not open database drivers.
-      const [
-        { AuditLog },
-        { AuditCheckpoints },
-        { loadConfig },
-        { EvidenceService },
-        { FileEvidenceStorage },
-        { registerJobHandlers },
-        { JobQueue },
-        { Worker },
-        { systemClock },
-        { Sealer },
-        { PolicyStore, policySnapshot },
-        { SHIPPED_PACKS },
-        { PolicyRegistry },
-        { Store },
-        path,
-      ] = await Promise.all([
-        import('../../areas/audit/log.js'),
-        import('../../areas/audit/checkpoints.js'),
+      const [{ loadConfig }, { Store }, { buildServices }, { pino }] = await Promise.all([
         import('../../infra/config/load.js'),
-        import('../../areas/evidence/service.js'),
-        import('../../areas/evidence/storage.js'),
-        import('../../areas/jobs/handlers.js'),
-        import('../../infra/jobs/queue.js'),
-        import('../../infra/jobs/worker.js'),
-        import('../../infra/lib/clock.js'),
-        import('../../infra/lib/sealed.js'),
-        import('../../areas/policies/store.js'),
-        import('../../engine/policy/packs/index.js'),
-        import('../../engine/policy/registry.js'),
         import('../../infra/store/db.js'),
-        import('node:path'),
+        import('../../services.js'),
+        import('pino'),
       ]);
       const config = loadConfig();
       const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir });
       await store.migrate();
-      const clock = systemClock;
-      const audit = new AuditLog(store, clock);
-      const queue = new JobQueue(store, clock, { retryBaseMs: config.job_retry_base_ms });
-      const evidence = new EvidenceService({
+      // The same services as the gateway's; this process runs only their jobs, with one line per event on stderr.
+      const services = await buildServices({
+        config,
         store,
-        audit,
-        clock,
-        queue,
-        storage: new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
-        policies: policiesFrom(new PolicyRegistry(SHIPPED_PACKS), new PolicyStore(store), policySnapshot),
-        checkpoints: new AuditCheckpoints(store, audit, new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir }), clock),
+        log: pino({ level: config.log_level }, process.stderr),
+        onJobEvent: (event) => process.stderr.write(logLine(event)),
+        onJobError: (error) => process.stderr.write(`${new Date().toISOString()}  job queue failed: ${(error as Error).message ?? String(error)}\n`),
       });
-      const worker = new Worker({
-        queue,
-        pollMs: config.job_poll_ms,
-        leaseMs: config.job_lease_ms,
-        onEvent: (event) => process.stderr.write(logLine(event)),
-        onError: (error) => process.stderr.write(`${new Date().toISOString()}  job queue failed: ${(error as Error).message ?? String(error)}\n`),
-      });
-      registerJobHandlers(worker, { evidenceBuild: evidence.handleJob });
-      worker.start();
+      const worker = services.worker;
+      services.start({ runJobs: true, sweeps: false });
       process.stderr.write(`worker ${worker.id} started on ${store.dialect} (kinds: ${worker.kinds().join(', ')})\n`);
 
       const signal = await new Promise<string>((resolve) => {
@@ -82,13 +44,8 @@ export function registerWorkerCommand(program: Command): void {
         process.once('SIGINT', () => resolve('SIGINT'));
       });
       process.stderr.write(`worker ${worker.id}: ${signal}, finishing the job in hand\n`);
-      await worker.stop();
+      await services.close();
       await store.close();
       process.stderr.write(`worker ${worker.id} stopped\n`);
     });
-}
-
-/** The evidence builder's view of the policies in force: the stored live set, read when a package is built. */
-function policiesFrom<R, S extends { reload(registry: R): Promise<void> }, L>(registry: R, stored: S, snapshot: (registry: R) => L) {
-  return { sync: () => stored.reload(registry), list: async () => snapshot(registry) };
 }

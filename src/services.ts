@@ -1,0 +1,410 @@
+// The composition root: buildServices() makes every service of the gateway once, in one place, for
+// the server (src/app.ts), `parapet worker` and the tests. It opens nothing but what the services
+// themselves hold (the store is passed in) and starts no timer until start() is called.
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import { RegistryDirectory } from './areas/agents/directory.js';
+import { AgentService } from './areas/agents/service.js';
+import { DatabaseUsageCounter } from './areas/agents/usage.js';
+import { AgentViewService } from './areas/agents/views/service.js';
+import { AgentMessageService } from './areas/agent-messages/service.js';
+import { SigningKeyService } from './areas/agent-messages/signing-keys.js';
+import { ApprovalService } from './areas/approvals/service.js';
+import { AuditCheckpoints } from './areas/audit/checkpoints.js';
+import { AuditLog } from './areas/audit/log.js';
+import { AuditService } from './areas/audit/service.js';
+import { BusinessRuleService } from './areas/business/service.js';
+import { CredentialService } from './areas/credentials/service.js';
+import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './areas/custom-rules/detector.js';
+import { CustomRuleService } from './areas/custom-rules/service.js';
+import { DetectorService } from './areas/detectors/service.js';
+import { EvidenceService } from './areas/evidence/service.js';
+import { FileEvidenceStorage, type EvidenceStorage } from './areas/evidence/storage.js';
+import { AttentionService } from './areas/findings/attention.js';
+import { FindingService } from './areas/findings/service.js';
+import { SuppressionFilter } from './areas/guardrails/filter.js';
+import { FeedbackService } from './areas/guardrails/service.js';
+import { IdentityService } from './areas/identities/service.js';
+import { registerJobHandlers } from './areas/jobs/handlers.js';
+import { JobService } from './areas/jobs/service.js';
+import { McpService } from './areas/mcp/service.js';
+import { MemoryService } from './areas/memory/service.js';
+import { createPolicyServices, type PolicyServices } from './areas/policies/index.js';
+import { RetentionService } from './areas/retention/service.js';
+import { RuleExampleService } from './areas/rules/service.js';
+import { HealthRegistry } from './areas/system/health.js';
+import { GATEWAY_VERSION, VersionRegistry } from './areas/system/version.js';
+import { TokenService } from './areas/tokens/service.js';
+import { ToolService } from './areas/tools/service.js';
+import { SpanService } from './areas/traces/spans/service.js';
+import { TraceService } from './areas/traces/service.js';
+import { RunGovernor } from './areas/usage/service.js';
+import { ALL_DETECTORS } from './engine/detectors/index.js';
+import { DetectorRegistry } from './engine/detectors/registry.js';
+import type { Detector } from './engine/detectors/types.js';
+import { loadSqlParser } from './engine/pipeline/actions/index.js';
+import { DetectionCache } from './engine/pipeline/cache.js';
+import { Pipeline, type AgentDirectory } from './engine/pipeline/decide.js';
+import { DecisionMetrics } from './engine/pipeline/metrics.js';
+import { SHIPPED_PACKS } from './engine/policy/packs/index.js';
+import { parsePack } from './engine/policy/parse.js';
+import { PolicyRegistry } from './engine/policy/registry.js';
+import { Recorder } from './engine/recording/recorder.js';
+import { CredentialResolver } from './infra/auth/resolver.js';
+import { ConfigError } from './infra/config/load.js';
+import type { Config } from './infra/config/schema.js';
+import { HttpMetrics } from './infra/http/metrics.js';
+import { JobQueue } from './infra/jobs/queue.js';
+import { Worker, type WorkerEvent } from './infra/jobs/worker.js';
+import { systemClock, type Clock } from './infra/lib/clock.js';
+import { Sealer } from './infra/lib/sealed.js';
+import type { Store } from './infra/store/db.js';
+import { ReportReader } from './infra/store/reader.js';
+import { REPORT_JOBS_MODULE, type REPORT_JOBS } from './report-jobs.js';
+
+export interface ServiceDeps {
+  config: Config;
+  store: Store;
+  /** Where the services report what goes wrong in the background (recording, jobs, sweeps). */
+  log: FastifyBaseLogger;
+  clock?: Clock;
+  /** Defaults to every registered detector (tests pass slow or failing ones). */
+  detectors?: readonly Detector[];
+  /** Defaults to the agent registry in the database (tests may pass a fixed directory). */
+  agents?: AgentDirectory;
+  /** Defaults to files under `<data_dir>/evidence/` (tests wrap it with one that fails). */
+  evidenceStorage?: EvidenceStorage;
+  /** Job events; defaults to the log. `parapet worker` writes its own lines. */
+  onJobEvent?: (event: WorkerEvent) => void;
+  onJobError?: (error: unknown) => void;
+}
+
+export interface Services {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  metrics: HttpMetrics;
+  audit: AuditLog;
+  auditCheckpoints: AuditCheckpoints;
+  auditService: AuditService;
+  resolver: CredentialResolver;
+  tokens: TokenService;
+  credentials: CredentialService;
+  health: HealthRegistry;
+  versions: VersionRegistry;
+  /** The newest migration the database had when the services were built. */
+  schemaMigration: string;
+  detectorRegistry: DetectorRegistry;
+  policyRegistry: PolicyRegistry;
+  pipeline: Pipeline;
+  recorder: Recorder;
+  detectors: DetectorService;
+  policies: PolicyServices['policies'];
+  policyServices: PolicyServices;
+  customRules: CustomRuleService;
+  businessRules: BusinessRuleService;
+  ruleExamples: RuleExampleService;
+  suppressions: SuppressionFilter;
+  feedback: FeedbackService;
+  sealer: Sealer;
+  signingKeys: SigningKeyService;
+  messages: AgentMessageService;
+  memory: MemoryService;
+  directory: RegistryDirectory;
+  agents: AgentService;
+  agentViews: AgentViewService;
+  tools: ToolService;
+  approvals: ApprovalService;
+  identities: IdentityService;
+  retention: RetentionService;
+  runs: RunGovernor;
+  reports: ReportReader<typeof REPORT_JOBS>;
+  traces: TraceService;
+  spans: SpanService;
+  findings: FindingService;
+  attention: AttentionService;
+  queue: JobQueue;
+  jobs: JobService;
+  /** This process's job worker; started by start() only when asked to run jobs. */
+  worker: Worker;
+  evidence: EvidenceService;
+  mcp: McpService;
+  /** Starts the background work: state sync, sweeps and, when `runJobs`, the job worker. */
+  start(options: { runJobs: boolean; sweeps: boolean }): void;
+  /** Stops the background work and closes what the services hold (not the store). */
+  close(): Promise<void>;
+}
+
+/** How often a process reads back the detector switches and pack modes other processes stored. */
+const STATE_SYNC_MS = 1000;
+/** How often orphaned and stale identities are looked for. */
+const IDENTITY_SWEEP_MS = 3_600_000;
+/** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
+const DETECTION_CACHE_MAX_TEXT = 65_536;
+
+export async function buildServices(deps: ServiceDeps): Promise<Services> {
+  const { config, store, log, clock = systemClock } = deps;
+  const schemaMigration = await store.latestMigration();
+  const audit = new AuditLog(store, clock);
+  const resolver = new CredentialResolver(store, clock, config.auth_cache_ms);
+  // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
+  const customRulesDetector = new CustomRulesDetector();
+  const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY];
+  const detectorRegistry = new DetectorRegistry([...(deps.detectors ?? ALL_DETECTORS), customRulesDetector], detectorKeys, {
+    acceptRestrictedModelLicences: config.accept_restricted_model_licences,
+  });
+  const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `config: enabled_detectors names unknown detectors ${unknown.join(', ')}; known: ${detectorRegistry.detectors.map((d) => d.key).join(', ')}`,
+    );
+  }
+  const policyRegistry = new PolicyRegistry(SHIPPED_PACKS);
+  const metrics = new HttpMetrics();
+  const decisionMetrics = new DecisionMetrics(metrics.registry);
+  const recordingFailed = (error: unknown) => log.error({ err: error }, 'recording decisions failed');
+  const writeFailed = (error: unknown) => log.error({ err: error }, 'recording agent messages or memory entries failed');
+  const recorder = new Recorder(store, { registry: metrics.registry, onError: recordingFailed });
+  const directory = new RegistryDirectory(store, clock, recordingFailed);
+  await directory.start();
+  const agentDirectory = deps.agents ?? directory;
+  // SQL action analysis needs the optional parser; without it SQL arguments fail closed.
+  const sqlAnalysis = await loadSqlParser();
+  const approvals = new ApprovalService(store, audit, clock);
+  const suppressions = new SuppressionFilter(store, clock);
+  const pipeline = new Pipeline({
+    detectors: detectorRegistry,
+    policies: policyRegistry,
+    agents: agentDirectory,
+    recorder,
+    approvals,
+    usage: new DatabaseUsageCounter(store),
+    clock,
+    cache: new DetectionCache({ maxChars: config.detection_cache_chars, maxTextChars: DETECTION_CACHE_MAX_TEXT }),
+    settings: {
+      enforcementBudgetMs: config.enforcement_budget_ms,
+      detectorTimeoutMs: config.detector_timeout_ms,
+      scaling: {
+        timeoutPerKbMs: config.detector_timeout_per_kb_ms,
+        budgetPerKbMs: config.enforcement_budget_per_kb_ms,
+        ceilingMs: config.detection_ceiling_ms,
+        maxChars: config.detection_max_chars,
+      },
+      failMode: config.fail_mode,
+      detectorSettings: { pii_packs: config.pii_packs },
+      recordContent: config.record_content,
+    },
+    observe: decisionMetrics.observe,
+    suppressions,
+  });
+  const sealer = new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir });
+  const signingKeys = new SigningKeyService(store, audit, sealer, clock);
+  const credentials = new CredentialService(store, audit, resolver, clock);
+  const tools = new ToolService(store, audit, clock, directory);
+  const queue = new JobQueue(store, clock, { retryBaseMs: config.job_retry_base_ms });
+  const worker = new Worker({
+    queue,
+    pollMs: config.job_poll_ms,
+    leaseMs: config.job_lease_ms,
+    onEvent: deps.onJobEvent ?? ((event) => (event.event === 'dead' || event.event === 'lost' ? log.warn(event, `job ${event.event}`) : log.info(event, `job ${event.event}`))),
+    onError: deps.onJobError ?? ((error) => log.error({ err: error }, 'job queue failed')),
+  });
+  const agents = new AgentService({ store, audit, clock, recorder, directory, credentials, toolImpact: async (key) => tools.impact(key) });
+  const policyServices = createPolicyServices({
+    registry: policyRegistry,
+    store,
+    audit,
+    clock,
+    directory,
+    shipped: SHIPPED_PACKS.map((text) => parsePack(text)),
+    knownEntities: () => detectorRegistry.detectors.flatMap((detector) => detector.entityTypes),
+  });
+  const policies = policyServices.policies;
+  const auditCheckpoints = new AuditCheckpoints(store, audit, sealer, clock);
+  const identities = new IdentityService({ store, audit, clock, resolver, credentials, agents, directory, recorder });
+  const retention = new RetentionService(store, audit, clock, {
+    retention_trace_content_days: config.retention_trace_content_days,
+    retention_traces_days: config.retention_traces_days,
+    retention_memory_days: config.retention_memory_days,
+    retention_sweep_ms: config.retention_sweep_ms,
+  });
+  const evidence = new EvidenceService({
+    store,
+    audit,
+    clock,
+    queue,
+    storage: deps.evidenceStorage ?? new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
+    policies: { sync: () => policies.sync(), list: () => policies.list() },
+    checkpoints: auditCheckpoints,
+  });
+  const customRules = new CustomRuleService({
+    store,
+    audit,
+    clock,
+    detector: customRulesDetector,
+    onChange: (pack) => {
+      policyRegistry.setExtraPack('custom-rules', pack);
+      // The detector's surfaces changed: rebuilding its lists also keeps the detection cache from answering from before.
+      if (detectorRegistry.isEnabled(CUSTOM_RULES_DETECTOR_KEY)) detectorRegistry.setEnabled(CUSTOM_RULES_DETECTOR_KEY, true);
+    },
+    onSkipped: (skipped) => log.warn({ skipped }, 'custom rules that no longer compile are not enforced'),
+  });
+  const businessRules = new BusinessRuleService({ store, audit, clock, onChange: (pack) => policyRegistry.setExtraPack('business-rules', pack) });
+  const messages = new AgentMessageService(store, signingKeys, clock, { maxSkewSeconds: config.message_max_skew_seconds, onError: writeFailed });
+  const memory = new MemoryService(store, audit, clock, { unverifiedTtlSeconds: config.memory_unverified_ttl_seconds, onError: writeFailed });
+  const mcp = new McpService({
+    store,
+    audit,
+    clock,
+    recorder,
+    pipeline,
+    gatewayVersion: GATEWAY_VERSION,
+    requestBudgetMs: config.request_budget_ms,
+    onError: (error, server) => log.warn({ err: error, server }, 'rescanning an MCP server after tools/list_changed failed'),
+  });
+  // Reports read in their own threads so that they never hold up agent traffic.
+  const reports = new ReportReader<typeof REPORT_JOBS>({
+    jobsModule: REPORT_JOBS_MODULE,
+    store,
+    databaseUrl: config.database_url,
+    clock,
+    timeoutMs: config.report_timeout_ms,
+    threads: config.report_threads,
+  });
+  const detectors = new DetectorService(detectorRegistry, detectorKeys, store, audit, clock);
+  const health = new HealthRegistry(store);
+  const versions = new VersionRegistry();
+
+  await detectors.sync();
+  await policies.seed();
+  await policies.sync();
+  await suppressions.sync();
+  await customRules.sync();
+  await businessRules.sync();
+  versions.add('policies', () => policyRegistry.versions());
+  // 2: the mcp_tool condition; 3: agent, tool and argument conditions, on_block.
+  versions.add('policy_language', () => '4');
+  versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
+  health.addGaps(() => [
+    ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
+    ...policyRegistry
+      .list()
+      .filter(({ mode, level }) => mode === 'observe' && level === 'org')
+      .map(({ key }) => ({ what: `policy pack ${key}`, why: 'in observe: what it detects is reported, not blocked' })),
+  ]);
+  health.addGaps(() => deploymentGaps(config));
+  if (!sqlAnalysis) {
+    health.addGaps(() => [
+      { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
+    ]);
+  }
+  registerJobHandlers(worker, { evidenceBuild: evidence.handleJob });
+
+  const timers: NodeJS.Timeout[] = [];
+  let sweeping = false;
+  const services: Services = {
+    config,
+    store,
+    clock,
+    log,
+    metrics,
+    audit,
+    auditCheckpoints,
+    auditService: new AuditService(store, auditCheckpoints),
+    resolver,
+    tokens: new TokenService(store, audit, resolver, clock),
+    credentials,
+    health,
+    versions,
+    schemaMigration,
+    detectorRegistry,
+    policyRegistry,
+    pipeline,
+    recorder,
+    detectors,
+    policies,
+    policyServices,
+    customRules,
+    businessRules,
+    ruleExamples: new RuleExampleService({ store, audit, clock, livePack: (key) => policyRegistry.pack(key) }),
+    suppressions,
+    feedback: new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() }),
+    sealer,
+    signingKeys,
+    messages,
+    memory,
+    directory,
+    agents,
+    agentViews: new AgentViewService({ store, audit, clock, recorder, directory }),
+    tools,
+    approvals,
+    identities,
+    retention,
+    runs: new RunGovernor({
+      store,
+      agents: agentDirectory,
+      recorder,
+      clock,
+      prices: config.model_prices,
+      onError: (error) => log.error({ err: error }, 'counting model usage failed'),
+    }),
+    reports,
+    traces: new TraceService(store, clock),
+    spans: new SpanService(store, clock),
+    findings: new FindingService(store, audit, clock),
+    attention: new AttentionService(store, clock),
+    queue,
+    jobs: new JobService(queue, audit),
+    worker,
+    evidence,
+    mcp,
+    start({ runJobs, sweeps }) {
+      if (runJobs) worker.start();
+      if (!sweeps) return;
+      sweeping = true;
+      retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
+      const sync = setInterval(() => {
+        Promise.all([detectors.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
+          log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
+        );
+      }, STATE_SYNC_MS);
+      const sweep = setInterval(() => {
+        identities.sweep().catch((error: unknown) => log.warn({ err: error }, 'looking for orphaned and stale identities failed'));
+      }, IDENTITY_SWEEP_MS);
+      sync.unref();
+      sweep.unref();
+      timers.push(sync, sweep);
+    },
+    async close() {
+      for (const timer of timers.splice(0)) clearInterval(timer);
+      // Stopped before the database closes: the job in hand finishes and is recorded first.
+      await worker.stop();
+      await reports.close();
+      await Promise.all([messages.close(), memory.close(), mcp.close()]);
+      if (sweeping) await retention.stop();
+      await directory.close();
+      await recorder.close();
+      await resolver.close();
+    },
+  };
+  return services;
+}
+
+/** Gaps that follow from the deployment's own settings. */
+function deploymentGaps(config: Config): Array<{ what: string; why: string }> {
+  const gaps: Array<{ what: string; why: string }> = [];
+  if (config.fail_mode === 'open') {
+    gaps.push({
+      what: 'degraded checks',
+      why: 'fail_mode is open: a call whose detector times out or errors goes through and is recorded',
+    });
+  }
+  if (config.upstream_openai_api_key === null) {
+    gaps.push({ what: 'chat-completions upstream', why: 'upstream_openai_api_key is not set' });
+  }
+  if (config.upstream_anthropic_api_key === null) {
+    gaps.push({ what: 'messages upstream', why: 'upstream_anthropic_api_key is not set' });
+  }
+  return gaps;
+}
