@@ -7,7 +7,6 @@
 // Agents seen in traffic are noted in memory and written in one batch per tick: an unknown name
 // becomes a `pending` agent an operator can approve, a known one gets its last-seen time and the
 // tools it used (registry drift).
-import type { Kysely, Transaction } from 'kysely';
 import { protectionsOf } from '../../engine/pipeline/protection-match.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
@@ -22,40 +21,14 @@ import {
   type ToolFacts,
 } from '../../engine/pipeline/agents.js';
 import type { Store } from '../../infra/store/db.js';
-import type { AgentRow, CapabilityRow, Database } from '../../infra/store/tables.js';
+import { readJsonObject, readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
+import type { AgentRow, CapabilityRow } from '../../infra/store/tables.js';
+import { findSighting, insertSeenAgent, loadAgents, loadCapabilities, loadTools, readRevision, updateSighting } from './store.js';
 
-const REVISION_KEY = 'agents.revision';
 const SYNC_MS = 500;
 /** New names taken from traffic per tick: a flood of invented names cannot flood the registry. */
 const MAX_NEW_PER_TICK = 200;
 const SLUG = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-
-/** Marks agents or grants as changed, inside the transaction that changed them. */
-export async function bumpRevision(db: Kysely<Database> | Transaction<Database>, at: string): Promise<void> {
-  await db
-    .insertInto('meta')
-    .values({ key: REVISION_KEY, value: newId('rev'), updated_at: at })
-    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: newId('rev'), updated_at: at }))
-    .execute();
-}
-
-export function parseJsonArray(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-export function parseJsonObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** Limits from an agent's protections object (POST /api/agents/{slug}/protection). */
 export function limitsOf(protections: Record<string, unknown>): AgentLimits {
@@ -79,22 +52,22 @@ export function grantOf(row: CapabilityRow): Grant {
     toolKey: row.tool_key,
     requiresApproval: row.requires_approval === 1,
     maxTaint: taintLevel(row.max_taint),
-    constraints: parseJsonObject(row.constraints),
-    actions: parseJsonArray(row.actions),
+    constraints: readJsonObject(row.constraints),
+    actions: readJsonStrings(row.actions),
   };
 }
 
 function factsOf(row: AgentRow, grants: Map<string, Grant>): AgentFacts {
-  const declaredTools = parseJsonArray(row.declared_tools);
-  const declaredModels = parseJsonArray(row.declared_models);
-  const protections = parseJsonObject(row.protections);
+  const declaredTools = readJsonStrings(row.declared_tools);
+  const declaredModels = readJsonStrings(row.declared_models);
+  const protections = readJsonObject(row.protections);
   const protection = protectionsOf(protections);
   return {
     registered: row.status === 'approved',
     control: row.control,
     declaredTools: row.status === 'approved' ? declaredTools : null,
     declaredModels: row.status === 'approved' ? declaredModels : null,
-    dataClasses: parseJsonArray(row.data_classes),
+    dataClasses: readJsonStrings(row.data_classes),
     grants,
     limits: limitsOf(protections),
     protection: protection.words.length > 0 || protection.avoid.length > 0 ? protection : null,
@@ -161,14 +134,14 @@ export class RegistryDirectory implements AgentDirectory {
   /** Reads every agent and grant; called at start, when the revision moved, and after a local change. */
   async reload(): Promise<void> {
     const [revision, agentRows, capabilityRows, toolRows] = await Promise.all([
-      this.store.db.selectFrom('meta').select('value').where('key', '=', REVISION_KEY).executeTakeFirst(),
-      this.store.db.selectFrom('agents').selectAll().execute(),
-      this.store.db.selectFrom('capabilities').selectAll().execute(),
-      this.store.db.selectFrom('tools').selectAll().execute(),
+      readRevision(this.store.db),
+      loadAgents(this.store.db),
+      loadCapabilities(this.store.db),
+      loadTools(this.store.db),
     ]);
     const tools = new Map<string, ToolFacts>();
     for (const row of toolRows) {
-      const schema = row.json_schema === null ? null : parseJsonObject(row.json_schema);
+      const schema = row.json_schema === null ? null : readJsonObject(row.json_schema);
       tools.set(row.key, { key: row.key, jsonSchema: schema, impact: row.impact, outputTrust: row.output_trust });
     }
     this.tools = tools;
@@ -193,7 +166,7 @@ export class RegistryDirectory implements AgentDirectory {
     this.ticking = (async () => {
       try {
         await this.flushSightings();
-        const revision = await this.store.db.selectFrom('meta').select('value').where('key', '=', REVISION_KEY).executeTakeFirst();
+        const revision = await readRevision(this.store.db);
         if ((revision?.value ?? null) !== this.revision) await this.reload();
       } catch (error) {
         this.onError(error);
@@ -211,60 +184,48 @@ export class RegistryDirectory implements AgentDirectory {
     const now = this.clock.now().toISOString();
     let created = 0;
     for (const [slug, sighting] of sightings) {
-      const known = await this.store.db
-        .selectFrom('agents')
-        .select(['seen_tools', 'seen_models', 'first_seen_at'])
-        .where('slug', '=', slug)
-        .executeTakeFirst();
+      const known = await findSighting(this.store.db, slug);
       if (known === undefined) {
         if (created >= MAX_NEW_PER_TICK || !SLUG.test(slug)) continue;
         created += 1;
-        await this.store.db
-          .insertInto('agents')
-          .values({
-            id: newId('agt'),
-            slug,
-            name: slug,
-            purpose: null,
-            owner_email: null,
-            owner_team: null,
-            environment: null,
-            risk_tier: null,
-            declared_models: '[]',
-            declared_tools: '[]',
-            data_classes: '[]',
-            framework: null,
-            status: 'pending',
-            identity_id: null,
-            protections: '{}',
-            control: 'active',
-            control_reason: null,
-            control_by: null,
-            control_at: null,
-            seen_models: JSON.stringify([...sighting.models].sort()),
-            seen_tools: JSON.stringify([...sighting.tools].sort()),
-            first_seen_at: new Date(sighting.first).toISOString(),
-            last_seen_at: new Date(sighting.last).toISOString(),
-            created_by: 'traffic',
-            created_at: now,
-            updated_at: now,
-          })
-          .onConflict((conflict) => conflict.column('slug').doNothing())
-          .execute();
+        await insertSeenAgent(this.store.db, {
+          id: newId('agt'),
+          slug,
+          name: slug,
+          purpose: null,
+          owner_email: null,
+          owner_team: null,
+          environment: null,
+          risk_tier: null,
+          declared_models: '[]',
+          declared_tools: '[]',
+          data_classes: '[]',
+          framework: null,
+          status: 'pending',
+          identity_id: null,
+          protections: '{}',
+          control: 'active',
+          control_reason: null,
+          control_by: null,
+          control_at: null,
+          seen_models: writeJson([...sighting.models].sort()),
+          seen_tools: writeJson([...sighting.tools].sort()),
+          first_seen_at: new Date(sighting.first).toISOString(),
+          last_seen_at: new Date(sighting.last).toISOString(),
+          created_by: 'traffic',
+          created_at: now,
+          updated_at: now,
+        });
         continue;
       }
-      const tools = new Set([...parseJsonArray(known.seen_tools), ...sighting.tools]);
-      const models = new Set([...parseJsonArray(known.seen_models), ...sighting.models]);
-      await this.store.db
-        .updateTable('agents')
-        .set({
-          last_seen_at: new Date(sighting.last).toISOString(),
-          first_seen_at: known.first_seen_at ?? new Date(sighting.first).toISOString(),
-          seen_tools: JSON.stringify([...tools].sort().slice(0, 500)),
-          seen_models: JSON.stringify([...models].sort().slice(0, 500)),
-        })
-        .where('slug', '=', slug)
-        .execute();
+      const tools = new Set([...readJsonStrings(known.seen_tools), ...sighting.tools]);
+      const models = new Set([...readJsonStrings(known.seen_models), ...sighting.models]);
+      await updateSighting(this.store.db, slug, {
+        last_seen_at: new Date(sighting.last).toISOString(),
+        first_seen_at: known.first_seen_at ?? new Date(sighting.first).toISOString(),
+        seen_tools: writeJson([...tools].sort().slice(0, 500)),
+        seen_models: writeJson([...models].sort().slice(0, 500)),
+      });
     }
     // Pending agents are not registered, so the pipeline's view does not change: no revision bump.
   }

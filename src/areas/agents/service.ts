@@ -12,8 +12,9 @@ import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { FindingUpsert, Recorder } from '../../engine/recording/recorder.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJsonObject, readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
 import type { AgentRow, CapabilityRow } from '../../infra/store/tables.js';
-import { bumpRevision, parseJsonArray, parseJsonObject, type RegistryDirectory } from './directory.js';
+import type { RegistryDirectory } from './directory.js';
 import type { Agent, Capability, CreateAgentBody, GrantBody, ListAgentsQuery, PatchAgentBody } from './schemas.js';
 import * as agents from './store.js';
 
@@ -45,16 +46,16 @@ export class AgentService {
       owner_team: row.owner_team,
       environment: row.environment,
       risk_tier: row.risk_tier,
-      declared_models: parseJsonArray(row.declared_models),
-      declared_tools: parseJsonArray(row.declared_tools),
-      data_classes: parseJsonArray(row.data_classes),
+      declared_models: readJsonStrings(row.declared_models),
+      declared_tools: readJsonStrings(row.declared_tools),
+      data_classes: readJsonStrings(row.data_classes),
       framework: row.framework,
       status: row.status,
       registered: row.status === 'approved',
       identity_id: row.identity_id,
       control: { state: row.control, reason: row.control_reason, by: row.control_by, at: row.control_at },
-      seen_models: parseJsonArray(row.seen_models),
-      seen_tools: parseJsonArray(row.seen_tools),
+      seen_models: readJsonStrings(row.seen_models),
+      seen_tools: readJsonStrings(row.seen_tools),
       first_seen_at: row.first_seen_at,
       last_seen_at: row.last_seen_at,
       created_by: row.created_by,
@@ -71,8 +72,8 @@ export class AgentService {
       tool_key: row.tool_key,
       requires_approval: row.requires_approval === 1,
       max_taint: row.max_taint,
-      constraints: parseJsonObject(row.constraints),
-      actions: parseJsonArray(row.actions),
+      constraints: readJsonObject(row.constraints),
+      actions: readJsonStrings(row.actions),
       created_by: row.created_by,
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -114,9 +115,9 @@ export class AgentService {
       owner_team: body.owner_team ?? existing?.owner_team ?? null,
       environment: body.environment ?? existing?.environment ?? null,
       risk_tier: body.risk_tier ?? existing?.risk_tier ?? null,
-      declared_models: JSON.stringify(body.declared_models ?? parseJsonArray(existing?.declared_models ?? '[]')),
-      declared_tools: JSON.stringify(body.declared_tools ?? parseJsonArray(existing?.declared_tools ?? '[]')),
-      data_classes: JSON.stringify(body.data_classes ?? parseJsonArray(existing?.data_classes ?? '[]')),
+      declared_models: writeJson(body.declared_models ?? readJsonStrings(existing?.declared_models)),
+      declared_tools: writeJson(body.declared_tools ?? readJsonStrings(existing?.declared_tools)),
+      data_classes: writeJson(body.data_classes ?? readJsonStrings(existing?.data_classes)),
       framework: body.framework ?? existing?.framework ?? null,
       status: 'approved',
       identity_id: identityId,
@@ -143,7 +144,7 @@ export class AgentService {
       if ((await agents.findIdentity(trx, identityId)) === undefined) {
         await agents.insertIdentity(trx, { id: identityId, agent_slug: row.slug, owner: ownerOf(row), created_at: now, updated_at: now });
       }
-      await bumpRevision(trx, now);
+      await agents.bumpRevision(trx, now);
       await append({
         actor,
         action: 'agent.register',
@@ -167,11 +168,7 @@ export class AgentService {
     await this.deps.audit.transact(async (trx, append) => {
       await agents.updateAgent(trx, slug, changes);
       if (updated.identity_id !== null) {
-        await trx
-          .updateTable('identities')
-          .set({ owner: ownerOf(updated), updated_at: changes.updated_at as string })
-          .where('id', '=', updated.identity_id)
-          .execute();
+        await agents.setIdentityOwner(trx, updated.identity_id, ownerOf(updated), changes.updated_at as string);
       }
       await append({ actor: actorOf(caller), action: 'agent.update', target: slug, detail: { changes: body } });
     });
@@ -199,17 +196,12 @@ export class AgentService {
     const revokedHashes: string[] = [];
     await this.deps.audit.transact(async (trx, append) => {
       await agents.updateAgent(trx, row.slug, { status: 'rejected', updated_at: now });
-      const active = await trx
-        .selectFrom('agent_credentials')
-        .select(['id', 'secret_hash'])
-        .where('agent_slug', '=', row.slug)
-        .where('revoked_at', 'is', null)
-        .execute();
+      const active = await agents.unrevokedCredentials(trx, row.slug);
       if (active.length > 0) {
-        await trx.updateTable('agent_credentials').set({ revoked_at: now }).where('agent_slug', '=', row.slug).where('revoked_at', 'is', null).execute();
+        await agents.revokeCredentialsOf(trx, row.slug, now);
         revokedHashes.push(...active.map((credential) => credential.secret_hash));
       }
-      await bumpRevision(trx, now);
+      await agents.bumpRevision(trx, now);
       await append({
         actor: actorOf(caller),
         action: 'agent.reject',
@@ -244,24 +236,24 @@ export class AgentService {
       tool_key: body.tool_key,
       requires_approval: (body.requires_approval ?? existing?.requires_approval === 1) ? 1 : 0,
       max_taint: body.max_taint !== undefined ? body.max_taint : (existing?.max_taint ?? null),
-      constraints: JSON.stringify(body.constraints ?? parseJsonObject(existing?.constraints ?? '{}')),
-      actions: JSON.stringify(body.actions ?? parseJsonArray(existing?.actions ?? '[]')),
+      constraints: writeJson(body.constraints ?? readJsonObject(existing?.constraints)),
+      actions: writeJson(body.actions ?? readJsonStrings(existing?.actions)),
       created_by: existing?.created_by ?? actorOf(caller),
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };
     // Granting a tool declares it: an operator who grants it has accepted that the agent uses it.
-    const declared = parseJsonArray(agent.declared_tools);
+    const declared = readJsonStrings(agent.declared_tools);
     const declares = row.tool_key !== '*' && !declared.includes(row.tool_key);
     await this.deps.audit.transact(async (trx, append) => {
       await agents.upsertCapability(trx, row);
-      if (declares) await agents.updateAgent(trx, slug, { declared_tools: JSON.stringify([...declared, row.tool_key]), updated_at: now });
-      await bumpRevision(trx, now);
+      if (declares) await agents.updateAgent(trx, slug, { declared_tools: writeJson([...declared, row.tool_key]), updated_at: now });
+      await agents.bumpRevision(trx, now);
       await append({
         actor: actorOf(caller),
         action: existing === undefined ? 'grant.create' : 'grant.update',
         target: row.id,
-        detail: { agent: slug, tool_key: row.tool_key, requires_approval: row.requires_approval === 1, max_taint: row.max_taint, actions: parseJsonArray(row.actions), constraints: parseJsonObject(row.constraints) },
+        detail: { agent: slug, tool_key: row.tool_key, requires_approval: row.requires_approval === 1, max_taint: row.max_taint, actions: readJsonStrings(row.actions), constraints: readJsonObject(row.constraints) },
       });
     });
     await this.deps.directory.reload();
@@ -283,7 +275,7 @@ export class AgentService {
     const now = this.now();
     await this.deps.audit.transact(async (trx, append) => {
       if (!(await agents.deleteCapability(trx, capabilityId))) throw notFound('grant', capabilityId);
-      await bumpRevision(trx, now);
+      await agents.bumpRevision(trx, now);
       await append({ actor: actorOf(caller), action: 'grant.delete', target: capabilityId, detail: { agent: slug, tool_key: row.tool_key } });
     });
     await this.deps.directory.reload();
@@ -339,7 +331,7 @@ export class AgentService {
     const actor = actorOf(caller);
     await this.deps.audit.transact(async (trx, append) => {
       await agents.updateAgent(trx, slug, { control: how, control_reason: reason, control_by: actor, control_at: now, updated_at: now });
-      await bumpRevision(trx, now);
+      await agents.bumpRevision(trx, now);
       await append({ actor, action: how === 'killed' ? 'agent.kill' : 'agent.quarantine', target: slug, detail: { reason, previous: row.control } });
     });
     await this.deps.directory.reload();
@@ -361,7 +353,7 @@ export class AgentService {
     const actor = actorOf(caller);
     await this.deps.audit.transact(async (trx, append) => {
       await agents.updateAgent(trx, slug, { control: 'active', control_reason: reason, control_by: actor, control_at: now, updated_at: now });
-      await bumpRevision(trx, now);
+      await agents.bumpRevision(trx, now);
       await append({ actor, action: 'agent.resume', target: slug, detail: { reason, previous: row.control } });
     });
     await this.deps.directory.reload();

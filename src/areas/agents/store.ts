@@ -1,8 +1,58 @@
-// Queries for agents, identities and capabilities (grants). Returns plain rows.
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AgentRow, CapabilityRow, Database, IdentityRow } from '../../infra/store/tables.js';
+// Queries for agents, identities and capabilities (grants), the registry revision, and the per-agent
+// usage counter. Returns plain rows.
+import { sql, type InsertResult, type Kysely, type Transaction, type UpdateResult } from 'kysely';
+import { newId } from '../../infra/lib/ids.js';
+import type { AgentRow, CapabilityRow, Database, IdentityRow, ToolRow } from '../../infra/store/tables.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+const REVISION_KEY = 'agents.revision';
+
+/** Marks agents or grants as changed, inside the transaction that changed them. */
+export async function bumpRevision(db: Db, at: string): Promise<void> {
+  await db
+    .insertInto('meta')
+    .values({ key: REVISION_KEY, value: newId('rev'), updated_at: at })
+    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: newId('rev'), updated_at: at }))
+    .execute();
+}
+
+// The registry view's reads (RegistryDirectory): not async, so the view's reload and tick keep
+// their one await per query.
+
+export function readRevision(db: Db): Promise<{ value: string } | undefined> {
+  return db.selectFrom('meta').select('value').where('key', '=', REVISION_KEY).executeTakeFirst();
+}
+
+export function loadAgents(db: Db): Promise<AgentRow[]> {
+  return db.selectFrom('agents').selectAll().execute();
+}
+
+export function loadCapabilities(db: Db): Promise<CapabilityRow[]> {
+  return db.selectFrom('capabilities').selectAll().execute();
+}
+
+export function loadTools(db: Db): Promise<ToolRow[]> {
+  return db.selectFrom('tools').selectAll().execute();
+}
+
+/** What traffic has taught about an agent so far. */
+export function findSighting(db: Db, slug: string): Promise<Pick<AgentRow, 'seen_tools' | 'seen_models' | 'first_seen_at'> | undefined> {
+  return db.selectFrom('agents').select(['seen_tools', 'seen_models', 'first_seen_at']).where('slug', '=', slug).executeTakeFirst();
+}
+
+/** A name first seen in traffic; a row that appeared meanwhile wins. */
+export function insertSeenAgent(db: Db, row: AgentRow): Promise<InsertResult[]> {
+  return db
+    .insertInto('agents')
+    .values(row)
+    .onConflict((conflict) => conflict.column('slug').doNothing())
+    .execute();
+}
+
+export function updateSighting(db: Db, slug: string, changes: Pick<AgentRow, 'last_seen_at' | 'first_seen_at' | 'seen_tools' | 'seen_models'>): Promise<UpdateResult[]> {
+  return db.updateTable('agents').set(changes).where('slug', '=', slug).execute();
+}
 
 export async function findAgentBySlug(db: Db, slug: string): Promise<AgentRow | undefined> {
   return db.selectFrom('agents').selectAll().where('slug', '=', slug).executeTakeFirst();
@@ -41,6 +91,10 @@ export async function updateAgent(db: Db, slug: string, changes: Partial<AgentRo
   await db.updateTable('agents').set(changes).where('slug', '=', slug).execute();
 }
 
+export async function setIdentityOwner(db: Db, id: string, owner: string | null, at: string): Promise<void> {
+  await db.updateTable('identities').set({ owner, updated_at: at }).where('id', '=', id).execute();
+}
+
 export async function findIdentity(db: Db, id: string): Promise<IdentityRow | undefined> {
   return db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -55,6 +109,15 @@ export async function insertIdentity(db: Db, row: IdentityRow): Promise<void> {
 
 export async function listIdentities(db: Db): Promise<IdentityRow[]> {
   return db.selectFrom('identities').selectAll().orderBy('id', 'desc').execute();
+}
+
+/** Credentials of the agent that are not revoked (expired ones included). */
+export async function unrevokedCredentials(db: Db, slug: string): Promise<Array<{ id: string; secret_hash: string }>> {
+  return db.selectFrom('agent_credentials').select(['id', 'secret_hash']).where('agent_slug', '=', slug).where('revoked_at', 'is', null).execute();
+}
+
+export async function revokeCredentialsOf(db: Db, slug: string, at: string): Promise<void> {
+  await db.updateTable('agent_credentials').set({ revoked_at: at }).where('agent_slug', '=', slug).where('revoked_at', 'is', null).execute();
 }
 
 export async function listCapabilities(db: Db, slug: string): Promise<CapabilityRow[]> {
@@ -123,4 +186,15 @@ export async function observedToolCalls(
     first_at: String(row.first_at),
     last_at: String(row.last_at),
   }));
+}
+
+/** Counts one call in the agent's window across every process; returns the window's count. */
+export async function incrementUsage(db: Db, agent: string, window: string): Promise<number> {
+  const row = await db
+    .insertInto('agent_usage')
+    .values({ agent, window, calls: 1, cost_usd: 0 })
+    .onConflict((conflict) => conflict.columns(['agent', 'window']).doUpdateSet({ calls: sql`agent_usage.calls + 1` }))
+    .returning('calls')
+    .executeTakeFirstOrThrow();
+  return Number(row.calls);
 }

@@ -7,15 +7,16 @@
 import { createHash } from 'node:crypto';
 import { actorOf, type Principal } from '../../infra/auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
-import { parseJsonArray } from '../agents/directory.js';
 import { decodeCursor, pageOf } from '../../infra/http/paging.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { ApprovalGate } from '../../engine/pipeline/decide.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
 import type { ApprovalRow } from '../../infra/store/tables.js';
 import type { Approval, ListApprovalsQuery } from './schemas.js';
+import * as approvals from './store.js';
 
 /** How long a held call waits for a person before its approval lapses. */
 export const APPROVAL_TTL_MS = 24 * 3_600_000;
@@ -43,7 +44,7 @@ export class ApprovalService implements ApprovalGate {
       arguments: row.arguments,
       arguments_sha256: row.arguments_sha256,
       decision_id: row.decision_id,
-      rules: parseJsonArray(row.rules),
+      rules: readJsonStrings(row.rules),
       reason: row.reason,
       status: lapsed ? 'expired' : row.status,
       created_at: row.created_at,
@@ -68,37 +69,32 @@ export class ApprovalService implements ApprovalGate {
     // lapsed it in between; a few rounds are plenty.
     for (let round = 0; round < HOLD_ROUNDS; round += 1) {
       const now = this.clock.now();
-      const existing = await this.store.db.selectFrom('approvals').select(['id', 'expires_at']).where('pending_key', '=', key).executeTakeFirst();
+      const existing = await approvals.findByPendingKey(this.store.db, key);
       if (existing !== undefined) {
         if (existing.expires_at > now.toISOString()) return existing.id;
         // Lapsed: the row stays (it reads as expired) and gives up the key to a fresh approval.
-        await this.store.db.updateTable('approvals').set({ pending_key: null }).where('id', '=', existing.id).where('pending_key', '=', key).execute();
+        await approvals.releasePendingKey(this.store.db, existing.id, key);
       }
       const id = newId('apr');
-      const inserted = await this.store.db
-        .insertInto('approvals')
-        .values({
-          id,
-          agent: input.agent,
-          tool: input.tool,
-          arguments_sha256: input.argumentsDigest,
-          arguments: input.arguments,
-          decision_id: input.decisionId,
-          rules: JSON.stringify(input.rules),
-          reason: input.reason,
-          status: 'pending',
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
-          decided_at: null,
-          decided_by: null,
-          rationale: null,
-          used_at: null,
-          used_decision_id: null,
-          pending_key: key,
-        })
-        .onConflict((conflict) => conflict.column('pending_key').doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      const inserted = await approvals.insertPending(this.store.db, {
+        id,
+        agent: input.agent,
+        tool: input.tool,
+        arguments_sha256: input.argumentsDigest,
+        arguments: input.arguments,
+        decision_id: input.decisionId,
+        rules: writeJson(input.rules),
+        reason: input.reason,
+        status: 'pending',
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + APPROVAL_TTL_MS).toISOString(),
+        decided_at: null,
+        decided_by: null,
+        rationale: null,
+        used_at: null,
+        used_decision_id: null,
+        pending_key: key,
+      });
       if (inserted !== undefined) return id;
     }
     throw problem('unavailable', `the approval of this ${input.tool} call changed while the call was being held; try again`);
@@ -106,18 +102,9 @@ export class ApprovalService implements ApprovalGate {
 
   async use(input: Parameters<ApprovalGate['use']>[0]): Promise<{ ok: true } | { ok: false; why: string }> {
     const now = this.clock.now().toISOString();
-    const result = await this.store.db
-      .updateTable('approvals')
-      .set({ status: 'used', used_at: now, used_decision_id: input.decisionId })
-      .where('id', '=', input.approvalId)
-      .where('status', '=', 'approved')
-      .where('agent', '=', input.agent)
-      .where('tool', '=', input.tool)
-      .where('arguments_sha256', '=', input.argumentsDigest)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
+    const result = await approvals.markUsed(this.store.db, input, now);
     if (Number(result.numUpdatedRows) > 0) return { ok: true };
-    const row = await this.store.db.selectFrom('approvals').selectAll().where('id', '=', input.approvalId).executeTakeFirst();
+    const row = await approvals.findApproval(this.store.db, input.approvalId);
     if (row === undefined) return { ok: false, why: 'no such approval' };
     if (row.agent !== input.agent) return { ok: false, why: 'it was given for another agent' };
     if (row.tool !== input.tool) return { ok: false, why: `it was given for tool ${row.tool}` };
@@ -131,42 +118,30 @@ export class ApprovalService implements ApprovalGate {
   async list(query: ListApprovalsQuery, agent?: string): Promise<{ items: Approval[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50;
     const now = this.clock.now().toISOString();
-    let select = this.store.db.selectFrom('approvals').selectAll().orderBy('id', 'desc').limit(limit + 1);
-    if (agent !== undefined) select = select.where('agent', '=', agent);
     const before = decodeCursor(query.cursor);
-    if (before !== undefined) select = select.where('id', '<', before);
-    if (query.status === 'expired') {
-      select = select.where('status', 'in', ['pending', 'approved']).where('expires_at', '<=', now);
-    } else if (query.status === 'pending' || query.status === 'approved') {
-      select = select.where('status', '=', query.status).where('expires_at', '>', now);
-    } else if (query.status !== undefined) select = select.where('status', '=', query.status);
-    const page = pageOf(await select.execute(), limit);
+    const rows = await approvals.listApprovals(this.store.db, { limit: limit + 1, agent, before, status: query.status, now });
+    const page = pageOf(rows, limit);
     return { items: page.items.map((row) => this.toWire(row)), next_cursor: page.next_cursor };
   }
 
   /** An operator reads any approval; an agent credential only its own agent's. */
   async get(caller: Principal, id: string): Promise<Approval> {
-    const row = await this.store.db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await approvals.findApproval(this.store.db, id);
     // The same answer for another agent's approval as for none: ids do not leak across agents.
     if (row === undefined || (caller.kind === 'agent' && caller.agentSlug !== row.agent)) throw notFound('approval', id);
     return this.toWire(row);
   }
 
   async decide(caller: Principal, id: string, outcome: 'approved' | 'denied', rationale?: string): Promise<Approval> {
-    const row = await this.store.db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await approvals.findApproval(this.store.db, id);
     if (row === undefined) throw notFound('approval', id);
     const now = this.clock.now().toISOString();
     if (row.status !== 'pending') throw problem('conflict', `approval ${id} is already ${row.status}`);
     if (row.expires_at <= now) throw problem('conflict', `approval ${id} expired at ${row.expires_at}; the call must be made again`);
     const actor = actorOf(caller);
     await this.audit.transact(async (trx, append) => {
-      const result = await trx
-        .updateTable('approvals')
-        .set({ status: outcome, decided_at: now, decided_by: actor, rationale: rationale ?? null, pending_key: null })
-        .where('id', '=', id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) throw problem('conflict', `approval ${id} was decided meanwhile`);
+      const decided = await approvals.decidePending(trx, id, { status: outcome, decided_at: now, decided_by: actor, rationale: rationale ?? null });
+      if (!decided) throw problem('conflict', `approval ${id} was decided meanwhile`);
       await append({
         actor,
         action: outcome === 'approved' ? 'approval.approve' : 'approval.deny',

@@ -8,6 +8,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import type { Store } from '../../infra/store/db.js';
 import type { DetectorRegistry } from '../../engine/detectors/registry.js';
 import type { DetectorView } from './schemas.js';
+import { listDetectorSettings, upsertDetectorSetting } from './store.js';
 
 export class DetectorService {
   constructor(
@@ -63,11 +64,7 @@ export class DetectorService {
     }
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      await trx
-        .insertInto('detector_settings')
-        .values({ key, enabled: enabled ? 1 : 0, reason: reason ?? null, updated_at: at })
-        .onConflict((conflict) => conflict.column('key').doUpdateSet({ enabled: enabled ? 1 : 0, reason: reason ?? null, updated_at: at }))
-        .execute();
+      await upsertDetectorSetting(trx, { key, enabled: enabled ? 1 : 0, reason: reason ?? null, updated_at: at });
       await append({ actor: actorOf(caller), action: 'detector.switch', target: key, detail: { enabled, reason: reason ?? null } });
     });
     this.registry.setEnabled(key, enabled);
@@ -76,7 +73,7 @@ export class DetectorService {
 
   /** Applies the switches stored by any process over the configured list. */
   async sync(): Promise<void> {
-    const rows = await this.store.db.selectFrom('detector_settings').select(['key', 'enabled']).execute();
+    const rows = await listDetectorSettings(this.store.db);
     const enabled = new Set(this.configured);
     for (const row of rows) {
       if (Number(row.enabled) === 1) enabled.add(row.key);

@@ -22,6 +22,7 @@ import type { Store } from '../../infra/store/db.js';
 import type { AgentCredentialRow, AgentRow, IdentityRow } from '../../infra/store/tables.js';
 import { ownerOf } from '../agents/service.js';
 import type { CheckBody, Identity } from './schemas.js';
+import { activeCredentials, allAgents, allCredentials, findAgentStatus, setCredentialExpiry } from './store.js';
 
 /** An identity none of whose credentials was used for this long is stale. */
 export const STALE_AFTER_DAYS = 30;
@@ -45,8 +46,8 @@ export class IdentityService {
     const db = this.deps.store.db;
     const [identities, agents, credentials, capabilities] = await Promise.all([
       listIdentities(db),
-      db.selectFrom('agents').selectAll().execute(),
-      db.selectFrom('agent_credentials').selectAll().orderBy('id', 'desc').execute(),
+      allAgents(db),
+      allCredentials(db),
       listAllCapabilities(db),
     ]);
     const agentBySlug = new Map(agents.map((row) => [row.slug, row]));
@@ -75,17 +76,11 @@ export class IdentityService {
     const identity = await this.requireActive(identityId);
     const now = this.deps.clock.now();
     const until = new Date(now.getTime() + overlapHours * 3_600_000).toISOString();
-    const active = await this.deps.store.db
-      .selectFrom('agent_credentials')
-      .selectAll()
-      .where('identity_id', '=', identityId)
-      .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())]))
-      .execute();
+    const active = await activeCredentials(this.deps.store.db, identityId, now.toISOString());
     const rotated = active.map((row) => ({ id: row.id, expires_at: row.expires_at !== null && row.expires_at < until ? row.expires_at : until }));
     await this.deps.audit.transact(async (trx, append) => {
       for (const { id, expires_at } of rotated) {
-        await trx.updateTable('agent_credentials').set({ expires_at }).where('id', '=', id).execute();
+        await setCredentialExpiry(trx, id, expires_at);
       }
       await append({
         actor: actorOf(caller),
@@ -204,7 +199,7 @@ export class IdentityService {
   /** Credentials are minted only for an identity whose agent is registered. */
   private async requireActive(identityId: string): Promise<IdentityRow> {
     const identity = await this.require(identityId);
-    const agent = await this.deps.store.db.selectFrom('agents').select('status').where('slug', '=', identity.agent_slug).executeTakeFirst();
+    const agent = await findAgentStatus(this.deps.store.db, identity.agent_slug);
     if (agent?.status !== 'approved') throw problem('conflict', `agent ${identity.agent_slug} is not registered; approve it first`);
     return identity;
   }

@@ -5,7 +5,6 @@
 // findings (mcp_schema_drift, undeclared_mcp_tool) come from the decision (src/findings/raise.ts).
 import { actorOf, hasRole, type Principal } from '../../infra/auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
-import { parseJsonArray, parseJsonObject } from '../agents/directory.js';
 import { ALL_DETECTORS } from '../../engine/detectors/index.js';
 import type { Detection, Detector } from '../../engine/detectors/types.js';
 import { findingType, type Severity } from '../../engine/findings/catalog.js';
@@ -16,6 +15,7 @@ import type { Decision, McpCallFacts, Pipeline } from '../../engine/pipeline/dec
 import { RequestBudget } from '../../engine/pipeline/request-budget.js';
 import type { FindingUpsert, Recorder } from '../../engine/recording/recorder.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJsonObject, readJsonStrings } from '../../infra/store/json-columns.js';
 import type { McpServerRow, McpToolRow } from '../../infra/store/tables.js';
 import { LiveServers, type Listing, type McpTransport, type ServerAddress } from './live.js';
 import { definitionOf, pinHash, serverWildcard, toolKey, type ListedTool, type PinnedDefinition } from './pin.js';
@@ -112,7 +112,7 @@ export class McpService {
         actor: actorOf(caller),
         action: existing === undefined ? 'mcp.server.create' : 'mcp.server.update',
         target: row.name,
-        detail: { url: row.url, transport: row.transport, command: row.command, args: parseJsonArray(row.args), trust_level: row.trust_level, pinned_version: row.pinned_version },
+        detail: { url: row.url, transport: row.transport, command: row.command, args: readJsonStrings(row.args), trust_level: row.trust_level, pinned_version: row.pinned_version },
       });
     });
     // A held connection may point at the old address.
@@ -449,7 +449,7 @@ export class McpService {
       url: row.url,
       transport: row.transport as McpTransport,
       command: row.command,
-      args: parseJsonArray(row.args),
+      args: readJsonStrings(row.args),
       trust_level: row.trust_level === 'trusted' ? 'trusted' : 'untrusted',
       pinned_version: row.pinned_version,
       server_version: row.server_version,
@@ -467,7 +467,7 @@ export class McpService {
 }
 
 function addressOf(row: McpServerRow): ServerAddress {
-  return { name: row.name, transport: row.transport as McpTransport, url: row.url, command: row.command, args: parseJsonArray(row.args) };
+  return { name: row.name, transport: row.transport as McpTransport, url: row.url, command: row.command, args: readJsonStrings(row.args) };
 }
 
 function definitionOfRow(row: McpToolRow): PinnedDefinition {
@@ -475,9 +475,9 @@ function definitionOfRow(row: McpToolRow): PinnedDefinition {
     name: row.name,
     ...(row.title === null ? {} : { title: row.title }),
     ...(row.description === null ? {} : { description: row.description }),
-    inputSchema: parseJsonObject(row.input_schema),
-    ...(row.output_schema === null ? {} : { outputSchema: parseJsonObject(row.output_schema) }),
-    annotations: parseJsonObject(row.annotations),
+    inputSchema: readJsonObject(row.input_schema),
+    ...(row.output_schema === null ? {} : { outputSchema: readJsonObject(row.output_schema) }),
+    annotations: readJsonObject(row.annotations),
   });
 }
 
@@ -488,12 +488,12 @@ function toolToWire(row: McpToolRow): McpTool {
     status: row.status as McpTool['status'],
     title: row.title,
     description: row.description,
-    input_schema: parseJsonObject(row.input_schema),
-    annotations: parseJsonObject(row.annotations),
+    input_schema: readJsonObject(row.input_schema),
+    annotations: readJsonObject(row.annotations),
     impact: row.impact as McpTool['impact'],
     current_hash: row.current_hash,
     pin_hash: row.pin_hash,
-    pinned_definition: row.pinned_definition === null ? null : parseJsonObject(row.pinned_definition),
+    pinned_definition: row.pinned_definition === null ? null : readJsonObject(row.pinned_definition),
     poisoned: row.poisoned === 1,
     reviewed_at: row.reviewed_at,
     reviewed_by: row.reviewed_by,

@@ -11,8 +11,24 @@ import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJson, writeJson } from '../../infra/store/json-columns.js';
 import type { Database, PolicyCanariesTable } from '../../infra/store/tables.js';
 import type { CanaryStartBody } from './schemas.js';
+import {
+  canaryCohortCounts,
+  findLatestCanary,
+  findPolicy,
+  findPolicyKey,
+  findRunningCanary,
+  findRunningCanaryId,
+  findRunningCanaryRef,
+  findVersionStatus,
+  insertCanary,
+  markCanaryRolledBack,
+  rollBackCanaryProposal,
+  updateProposal,
+  updateRunningCanary,
+} from './store.js';
 
 type Trx = Transaction<Database>;
 
@@ -70,9 +86,9 @@ export class CanaryService {
   ) {}
 
   async get(key: string): Promise<CanaryView> {
-    const row = await this.store.db.selectFrom('policy_canaries').selectAll().where('key', '=', key).orderBy('started_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+    const row = await findLatestCanary(this.store.db, key);
     if (row === undefined) {
-      const policy = await this.store.db.selectFrom('policies').select('key').where('key', '=', key).executeTakeFirst();
+      const policy = await findPolicyKey(this.store.db, key);
       throw policy === undefined ? notFound('policy', key) : notFound('canary of policy', key);
     }
     return view(row);
@@ -88,42 +104,39 @@ export class CanaryService {
     // Read before the transaction: on SQLite the transaction holds the only connection.
     const proposal = await this.lifecycle.proposalFor(key, body.candidate_version);
     await this.audit.transact(async (trx, append) => {
-      const policy = await trx.selectFrom('policies').selectAll().where('key', '=', key).executeTakeFirst();
+      const policy = await findPolicy(trx, key);
       if (policy === undefined) throw notFound('policy', key);
       if (policy.live_version === null || policy.bound !== 1) throw problem('conflict', `policy ${key} has no live version to compare a candidate with; make a version live first`);
       if (body.candidate_version === policy.live_version) throw problem('conflict', `version ${body.candidate_version} of policy ${key} is already live`);
-      const version = await trx.selectFrom('policy_versions').select(['status']).where('key', '=', key).where('version', '=', body.candidate_version).executeTakeFirst();
+      const version = await findVersionStatus(trx, key, body.candidate_version);
       if (version === undefined) throw problem('unknown-id', `policy ${key} has no saved version ${body.candidate_version}`);
       if (version.status === 'rejected') throw problem('conflict', `version ${body.candidate_version} of policy ${key} was rejected`);
-      const running = await trx.selectFrom('policy_canaries').select('id').where('key', '=', key).where('state', '=', 'running').executeTakeFirst();
+      const running = await findRunningCanaryId(trx, key);
       if (running !== undefined) throw problem('conflict', `a canary of policy ${key} is already running (${running.id}); advance or roll it back first`);
       if (proposal !== undefined && proposal.loosening === 1 && proposal.status !== 'approved') {
         throw problem('conflict', `version ${body.candidate_version} loosens policy ${key}; its proposal ${proposal.id} needs ${proposal.approvals_needed} approval(s) before a canary`);
       }
-      await trx
-        .insertInto('policy_canaries')
-        .values({
-          id,
-          key,
-          baseline_version: policy.live_version,
-          candidate_version: body.candidate_version,
-          steps: JSON.stringify(steps),
-          step_index: 0,
-          max_block_rate_delta: body.max_block_rate_delta ?? 0.05,
-          max_block_rate_drop: body.max_block_rate_drop ?? 0.2,
-          min_dwell_seconds: body.min_dwell_seconds ?? 300,
-          min_sample: body.min_sample ?? 100,
-          state: 'running',
-          proposal_id: proposal?.id ?? null,
-          started_at: at,
-          step_started_at: at,
-          ended_at: null,
-          last_check: null,
-          created_by: actorOf(caller),
-        })
-        .execute();
+      await insertCanary(trx, {
+        id,
+        key,
+        baseline_version: policy.live_version,
+        candidate_version: body.candidate_version,
+        steps: writeJson(steps),
+        step_index: 0,
+        max_block_rate_delta: body.max_block_rate_delta ?? 0.05,
+        max_block_rate_drop: body.max_block_rate_drop ?? 0.2,
+        min_dwell_seconds: body.min_dwell_seconds ?? 300,
+        min_sample: body.min_sample ?? 100,
+        state: 'running',
+        proposal_id: proposal?.id ?? null,
+        started_at: at,
+        step_started_at: at,
+        ended_at: null,
+        last_check: null,
+        created_by: actorOf(caller),
+      });
       if (proposal !== undefined && ['pending', 'approved'].includes(proposal.status)) {
-        await trx.updateTable('proposals').set({ status: 'canary', updated_at: at }).where('id', '=', proposal.id).execute();
+        await updateProposal(trx, proposal.id, { status: 'canary', updated_at: at });
       }
       await append({ actor: actorOf(caller), action: 'policy.canary_start', target: key, detail: { canary: id, candidate_version: body.candidate_version, baseline_version: policy.live_version, steps } });
     });
@@ -137,7 +150,7 @@ export class CanaryService {
     const row = await this.running(key);
     const dwell = Math.floor((now.getTime() - Date.parse(row.step_started_at)) / 1000);
     const [candidate, baseline] = await Promise.all([this.cohort(`${row.id}:candidate`, row.step_started_at), this.cohort(`${row.id}:baseline`, row.step_started_at)]);
-    const steps = JSON.parse(row.steps) as number[];
+    const steps = readJson<number[]>(row.steps, []);
     const last = row.step_index >= steps.length - 1;
     let outcome: CanaryCheck['outcome'];
     let why: string;
@@ -166,16 +179,16 @@ export class CanaryService {
     }
     const check: CanaryCheck = { at, outcome, why, candidate, baseline, dwell_seconds: dwell };
     await this.audit.transact(async (trx, append) => {
-      const update: Partial<PolicyCanariesTable> = { last_check: JSON.stringify(check) };
+      const update: Partial<PolicyCanariesTable> = { last_check: writeJson(check) };
       if (outcome === 'advanced') Object.assign(update, { step_index: row.step_index + 1, step_started_at: at });
       if (outcome === 'rolled_back') Object.assign(update, { state: 'rolled_back', ended_at: at });
       if (outcome === 'completed') {
         Object.assign(update, { state: 'completed', ended_at: at });
         await this.lifecycle.makeLive(trx, key, row.candidate_version, at);
       }
-      await trx.updateTable('policy_canaries').set(update).where('id', '=', row.id).where('state', '=', 'running').execute();
+      await updateRunningCanary(trx, row.id, update);
       if (row.proposal_id !== null && outcome === 'rolled_back') {
-        await trx.updateTable('proposals').set({ status: 'rolled_back', rollback_reason: `canary: ${why}`, updated_at: at }).where('id', '=', row.proposal_id).execute();
+        await updateProposal(trx, row.proposal_id, { status: 'rolled_back', rollback_reason: `canary: ${why}`, updated_at: at });
       }
       await append({ actor: actorOf(caller), action: 'policy.canary_advance', target: key, detail: { canary: row.id, ...check } });
     });
@@ -197,17 +210,17 @@ export class CanaryService {
 
   /** Ends the running canary of a policy (its proposal, if any, is rolled back); false when none runs. */
   async stop(trx: Trx, key: string, at: string, why: string): Promise<boolean> {
-    const row = await trx.selectFrom('policy_canaries').select(['id', 'proposal_id']).where('key', '=', key).where('state', '=', 'running').executeTakeFirst();
+    const row = await findRunningCanaryRef(trx, key);
     if (row === undefined) return false;
-    await trx.updateTable('policy_canaries').set({ state: 'rolled_back', ended_at: at }).where('id', '=', row.id).execute();
+    await markCanaryRolledBack(trx, row.id, at);
     if (row.proposal_id !== null) {
-      await trx.updateTable('proposals').set({ status: 'rolled_back', rollback_reason: why, updated_at: at }).where('id', '=', row.proposal_id).where('status', '=', 'canary').execute();
+      await rollBackCanaryProposal(trx, row.proposal_id, why, at);
     }
     return true;
   }
 
   private async running(key: string): Promise<PolicyCanariesTable> {
-    const row = await this.store.db.selectFrom('policy_canaries').selectAll().where('key', '=', key).where('state', '=', 'running').executeTakeFirst();
+    const row = await findRunningCanary(this.store.db, key);
     if (row === undefined) {
       await this.existing(key);
       throw problem('conflict', `no canary of policy ${key} is running`);
@@ -216,19 +229,12 @@ export class CanaryService {
   }
 
   private async existing(key: string): Promise<void> {
-    const policy = await this.store.db.selectFrom('policies').select('key').where('key', '=', key).executeTakeFirst();
+    const policy = await findPolicyKey(this.store.db, key);
     if (policy === undefined) throw notFound('policy', key);
   }
 
   private async cohort(mark: string, since: string): Promise<CanaryCohort> {
-    const row = await this.store.db
-      .selectFrom('traces')
-      .select((eb) => [eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>(eb.case().when('verdict', '=', 'block').then(1).else(0).end()).as('blocked')])
-      .where('canary', '=', mark)
-      .where('at', '>=', since)
-      .executeTakeFirst();
-    const calls = Number(row?.calls ?? 0);
-    const blocked = Number(row?.blocked ?? 0);
+    const { calls, blocked } = await canaryCohortCounts(this.store.db, mark, since);
     return { calls, blocked, block_rate: calls === 0 ? null : blocked / calls };
   }
 }
@@ -236,7 +242,7 @@ export class CanaryService {
 const pct = (value: number | null): string => (value === null ? 'n/a' : `${(value * 100).toFixed(1)}%`);
 
 function view(row: PolicyCanariesTable): CanaryView {
-  const steps = JSON.parse(row.steps) as number[];
+  const steps = readJson<number[]>(row.steps, []);
   return {
     id: row.id,
     key: row.key,
@@ -254,7 +260,7 @@ function view(row: PolicyCanariesTable): CanaryView {
     started_at: row.started_at,
     step_started_at: row.step_started_at,
     ended_at: row.ended_at,
-    last_check: row.last_check === null ? null : (JSON.parse(row.last_check) as CanaryCheck),
+    last_check: readJson<CanaryCheck | null>(row.last_check, null),
     created_by: row.created_by,
   };
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import { LIBRARY_PACKS } from '../../engine/policy/library/index.js';
 import { parsePack } from '../../engine/policy/parse.js';
 import type { Store } from '../../infra/store/db.js';
+import { findPolicyKey, insertPolicy, insertVersion, listPolicyKeys } from './store.js';
 
 export interface LibraryPackView {
   id: string;
@@ -27,7 +28,7 @@ export class LibraryService {
   ) {}
 
   async list(): Promise<LibraryPackView[]> {
-    const installed = new Set((await this.store.db.selectFrom('policies').select('key').execute()).map((row) => row.key));
+    const installed = new Set((await listPolicyKeys(this.store.db)).map((row) => row.key));
     return LIBRARY_PACKS.map((entry) => {
       const pack = parsePack(entry.text);
       return {
@@ -47,16 +48,10 @@ export class LibraryService {
     const pack = parsePack(entry.text);
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const existing = await trx.selectFrom('policies').select('key').where('key', '=', pack.key).executeTakeFirst();
+      const existing = await findPolicyKey(trx, pack.key);
       if (existing !== undefined) throw problem('conflict', `a policy with key ${pack.key} exists already`);
-      await trx
-        .insertInto('policies')
-        .values({ key: pack.key, level: 'org', scope_id: '', compose: 'merge', mode: 'observe', live_version: 1, origin: 'library', bound: 1, created_at: at, updated_at: at })
-        .execute();
-      await trx
-        .insertInto('policy_versions')
-        .values({ key: pack.key, version: 1, text: entry.text.trimStart(), mode: 'observe', notes: `installed from the library (${entry.name})`, status: 'approved', source: 'library', created_by: actorOf(caller), created_at: at })
-        .execute();
+      await insertPolicy(trx, { key: pack.key, level: 'org', scope_id: '', compose: 'merge', mode: 'observe', live_version: 1, origin: 'library', bound: 1, created_at: at, updated_at: at });
+      await insertVersion(trx, { key: pack.key, version: 1, text: entry.text.trimStart(), mode: 'observe', notes: `installed from the library (${entry.name})`, status: 'approved', source: 'library', created_by: actorOf(caller), created_at: at });
       await append({ actor: actorOf(caller), action: 'policy.library_install', target: pack.key, detail: { pack_id: id, mode: 'observe' } });
     });
     await this.sync();

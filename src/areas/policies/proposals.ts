@@ -11,7 +11,23 @@ import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJson, writeJson } from '../../infra/store/json-columns.js';
 import type { Database, ProposalsTable } from '../../infra/store/tables.js';
+import {
+  findLiveVersion,
+  findProposal,
+  findProposalCanaryState,
+  findProposalForVersion,
+  findProposalTarget,
+  insertDecision,
+  insertProposal,
+  listDecisions,
+  listDecisionsInOrder,
+  listDecisionsOf,
+  listProposals,
+  setVersionStatus,
+  updateProposal,
+} from './store.js';
 
 export type ProposalRow = ProposalsTable;
 type Trx = Transaction<Database>;
@@ -100,9 +116,9 @@ export class ProposalService {
       loosening: input.loosening ? 1 : 0,
       approvals_needed: input.loosening && input.level === 'org' ? 2 : 1,
       title: input.title,
-      diff: JSON.stringify(input.diff),
-      evidence: JSON.stringify(input.evidence),
-      proof: JSON.stringify(input.proof),
+      diff: writeJson(input.diff),
+      evidence: writeJson(input.evidence),
+      proof: writeJson(input.proof),
       created_by: input.actor,
       created_at: input.at,
       updated_at: input.at,
@@ -110,39 +126,34 @@ export class ProposalService {
       verified_note: null,
       rollback_reason: null,
     };
-    await trx.insertInto('proposals').values(row).execute();
+    await insertProposal(trx, row);
     return row;
   }
 
   async forVersion(key: string, version: number): Promise<ProposalRow | undefined> {
-    return this.store.db.selectFrom('proposals').selectAll().where('policy_key', '=', key).where('to_version', '=', version).orderBy('created_at', 'desc').executeTakeFirst();
+    return findProposalForVersion(this.store.db, key, version);
   }
 
   async markApplied(trx: Trx, id: string, at: string): Promise<void> {
-    await trx.updateTable('proposals').set({ status: 'applied', applied_at: at, updated_at: at }).where('id', '=', id).execute();
-    const row = await trx.selectFrom('proposals').select(['policy_key', 'to_version']).where('id', '=', id).executeTakeFirstOrThrow();
-    await trx.updateTable('policy_versions').set({ status: 'approved' }).where('key', '=', row.policy_key).where('version', '=', row.to_version).execute();
+    await updateProposal(trx, id, { status: 'applied', applied_at: at, updated_at: at });
+    const row = await findProposalTarget(trx, id);
+    await setVersionStatus(trx, row.policy_key, row.to_version, 'approved');
   }
 
   async list(query: { status?: string; kind?: string; scope_level?: string; scope_id?: string; limit?: number }): Promise<ProposalView[]> {
-    let select = this.store.db.selectFrom('proposals').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit ?? 50);
-    if (query.status !== undefined) select = select.where('status', '=', query.status);
-    if (query.kind !== undefined) select = select.where('kind', '=', query.kind);
-    if (query.scope_level !== undefined) select = select.where('scope_level', '=', query.scope_level);
-    if (query.scope_id !== undefined) select = select.where('scope_id', '=', query.scope_id);
-    const rows = await select.execute();
+    const rows = await listProposals(this.store.db, query, query.limit ?? 50);
     const counts = await this.approvalCounts(rows);
     return rows.map((row) => this.view(row, counts.get(row.id) ?? 0));
   }
 
   async get(id: string): Promise<ProposalDetail> {
     const row = await this.row(id);
-    const decisions = await this.store.db.selectFrom('proposal_decisions').selectAll().where('proposal_id', '=', id).orderBy('at').execute();
+    const decisions = await listDecisionsInOrder(this.store.db, id);
     return {
       ...this.view(row, countingApprovals(row, decisions)),
-      diff: JSON.parse(row.diff) as unknown,
-      evidence: JSON.parse(row.evidence) as unknown,
-      proof: JSON.parse(row.proof) as unknown,
+      diff: readJson<unknown>(row.diff, null),
+      evidence: readJson<unknown>(row.evidence, null),
+      proof: readJson<unknown>(row.proof, null),
       decisions: decisions.map((decision) => ({ actor: decision.actor, approve: decision.approve === 1, note: decision.note, at: decision.at })),
     };
   }
@@ -152,28 +163,23 @@ export class ProposalService {
     const person = personOf(caller);
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const row = await trx.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findProposal(trx, id);
       if (row === undefined) throw notFound('proposal', id);
       if (row.status !== 'pending') throw problem('conflict', `proposal ${id} is ${row.status}; only a pending proposal is decided`);
-      const decisions = await trx.selectFrom('proposal_decisions').selectAll().where('proposal_id', '=', id).execute();
+      const decisions = await listDecisions(trx, id);
       if (decisions.some((decision) => personOfActor(decision.actor) === person)) {
         throw problem('conflict', `${actor} has already decided proposal ${id}; a second approval must come from a different person`);
       }
       if (body.approve && row.loosening === 1 && personOfActor(row.created_by) === person) {
         throw problem('conflict', `proposal ${id} loosens policy ${row.policy_key}; its author cannot approve it`);
       }
-      await trx.insertInto('proposal_decisions').values({ id: newId('pdec'), proposal_id: id, actor, approve: body.approve ? 1 : 0, note: body.note, at }).execute();
+      await insertDecision(trx, { id: newId('pdec'), proposal_id: id, actor, approve: body.approve ? 1 : 0, note: body.note, at });
       let status = row.status;
       if (!body.approve) status = 'rejected';
       else if (countingApprovals(row, [...decisions, { actor, approve: 1 }]) >= row.approvals_needed) status = 'approved';
       if (status !== row.status) {
-        await trx.updateTable('proposals').set({ status, updated_at: at }).where('id', '=', id).execute();
-        await trx
-          .updateTable('policy_versions')
-          .set({ status: status === 'rejected' ? 'rejected' : 'approved' })
-          .where('key', '=', row.policy_key)
-          .where('version', '=', row.to_version)
-          .execute();
+        await updateProposal(trx, id, { status, updated_at: at });
+        await setVersionStatus(trx, row.policy_key, row.to_version, status === 'rejected' ? 'rejected' : 'approved');
       }
       await append({ actor, action: body.approve ? 'proposal.approve' : 'proposal.reject', target: id, detail: { note: body.note, status, policy: `${row.policy_key}@${row.to_version}` } });
     });
@@ -184,10 +190,10 @@ export class ProposalService {
   async apply(caller: Principal, id: string): Promise<ProposalDetail> {
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const row = await trx.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findProposal(trx, id);
       if (row === undefined) throw notFound('proposal', id);
       if (row.status === 'canary') {
-        const canary = await trx.selectFrom('policy_canaries').select(['state']).where('proposal_id', '=', id).orderBy('started_at', 'desc').executeTakeFirst();
+        const canary = await findProposalCanaryState(trx, id);
         if (canary?.state === 'running') throw problem('conflict', `the canary of proposal ${id} is still running; advance it to the end or roll it back`);
         if (canary?.state !== 'completed') throw problem('conflict', `the canary of proposal ${id} did not finish (${canary?.state ?? 'none'})`);
       } else if (row.status !== 'approved') {
@@ -195,7 +201,7 @@ export class ProposalService {
       } else {
         await this.policies.makeLive(trx, row.policy_key, row.to_version, at);
       }
-      await trx.updateTable('proposals').set({ status: 'applied', applied_at: at, updated_at: at }).where('id', '=', id).execute();
+      await updateProposal(trx, id, { status: 'applied', applied_at: at, updated_at: at });
       await append({ actor: actorOf(caller), action: 'proposal.apply', target: id, detail: { policy: `${row.policy_key}@${row.to_version}`, from_version: row.from_version } });
     });
     await this.policies.sync();
@@ -206,10 +212,10 @@ export class ProposalService {
     if (!body.verified) return this.rollback(caller, id, { reason: body.note }, 'verify');
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const row = await trx.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findProposal(trx, id);
       if (row === undefined) throw notFound('proposal', id);
       if (row.status !== 'applied') throw problem('conflict', `proposal ${id} is ${row.status}; only an applied proposal is verified`);
-      await trx.updateTable('proposals').set({ status: 'verified', verified_note: body.note, updated_at: at }).where('id', '=', id).execute();
+      await updateProposal(trx, id, { status: 'verified', verified_note: body.note, updated_at: at });
       await append({ actor: actorOf(caller), action: 'proposal.verify', target: id, detail: { verified: true, note: body.note } });
     });
     return this.get(id);
@@ -219,7 +225,7 @@ export class ProposalService {
   async rollback(caller: Principal, id: string, body: { reason: string }, via: 'rollback' | 'verify' = 'rollback'): Promise<ProposalDetail> {
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const row = await trx.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await findProposal(trx, id);
       if (row === undefined) throw notFound('proposal', id);
       const allowed = via === 'verify' ? ['applied'] : [...LIVE_STATUSES, 'canary'];
       if (!allowed.includes(row.status)) {
@@ -228,13 +234,13 @@ export class ProposalService {
       if (row.status === 'canary') {
         await this.policies.stopCanary(trx, row.policy_key, at, body.reason);
       } else {
-        const policy = await trx.selectFrom('policies').select(['live_version']).where('key', '=', row.policy_key).executeTakeFirst();
+        const policy = await findLiveVersion(trx, row.policy_key);
         if (policy?.live_version !== row.to_version) {
           throw problem('conflict', `policy ${row.policy_key} is no longer at version ${row.to_version} (live: ${policy?.live_version ?? 'none'}); roll back the newer change instead`);
         }
         await this.policies.makeLive(trx, row.policy_key, row.from_version, at);
       }
-      await trx.updateTable('proposals').set({ status: 'rolled_back', rollback_reason: body.reason, updated_at: at }).where('id', '=', id).execute();
+      await updateProposal(trx, id, { status: 'rolled_back', rollback_reason: body.reason, updated_at: at });
       await append({
         actor: actorOf(caller),
         action: via === 'verify' ? 'proposal.verify' : 'proposal.rollback',
@@ -247,22 +253,17 @@ export class ProposalService {
   }
 
   private async row(id: string): Promise<ProposalRow> {
-    const row = await this.store.db.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await findProposal(this.store.db, id);
     if (row === undefined) throw notFound('proposal', id);
     return row;
   }
 
   private async approvalCounts(rows: readonly ProposalRow[]): Promise<Map<string, number>> {
     if (rows.length === 0) return new Map();
-    const decisions = await this.store.db
-      .selectFrom('proposal_decisions')
-      .select(['proposal_id', 'actor', 'approve'])
-      .where(
-        'proposal_id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute();
+    const decisions = await listDecisionsOf(
+      this.store.db,
+      rows.map((row) => row.id),
+    );
     return new Map(rows.map((row) => [row.id, countingApprovals(row, decisions.filter((decision) => decision.proposal_id === row.id))]));
   }
 

@@ -21,7 +21,19 @@ import type { Store } from '../../infra/store/db.js';
 import type { ProposalDetail, ProposalService } from './proposals.js';
 import type { SetModeBody, RuleChangeBody, UpsertBody } from './schemas.js';
 import type { Simulator } from './simulate.js';
-import { packOf, PolicyStore, type PolicyRow, type VersionRow } from './store.js';
+import {
+  insertPolicy,
+  insertPolicyIfMissing,
+  insertVersion,
+  insertVersionIfMissing,
+  listLegacyModes,
+  listPendingVersions,
+  packOf,
+  PolicyStore,
+  updatePolicy,
+  type PolicyRow,
+  type VersionRow,
+} from './store.js';
 
 export interface PolicyServiceDeps {
   registry: PolicyRegistry;
@@ -98,22 +110,24 @@ export class PolicyService {
   /** First start: the shipped packs become org-level policies, live at their shipped version. */
   async seed(): Promise<void> {
     const at = this.deps.clock.now().toISOString();
-    const legacyModes = new Map((await this.deps.store.db.selectFrom('policy_state').select(['key', 'mode']).execute()).map((row) => [row.key, row.mode]));
+    const legacyModes = new Map((await listLegacyModes(this.deps.store.db)).map((row) => [row.key, row.mode]));
     for (const pack of this.deps.shipped) {
       const existing = await this.policyStore.policy(pack.key);
       if (existing !== undefined) continue;
       const mode = legacyModes.get(pack.key) ?? pack.mode;
       await this.deps.store.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('policies')
-          .values({ key: pack.key, level: 'org', scope_id: '', compose: 'merge', mode, live_version: pack.version, origin: 'shipped', bound: 1, created_at: at, updated_at: at })
-          .onConflict((conflict) => conflict.column('key').doNothing())
-          .execute();
-        await trx
-          .insertInto('policy_versions')
-          .values({ key: pack.key, version: pack.version, text: stringify(pack), mode: pack.mode, notes: 'shipped with Parapet', status: 'approved', source: 'shipped', created_by: 'parapet', created_at: at })
-          .onConflict((conflict) => conflict.columns(['key', 'version']).doNothing())
-          .execute();
+        await insertPolicyIfMissing(trx, { key: pack.key, level: 'org', scope_id: '', compose: 'merge', mode, live_version: pack.version, origin: 'shipped', bound: 1, created_at: at, updated_at: at });
+        await insertVersionIfMissing(trx, {
+          key: pack.key,
+          version: pack.version,
+          text: stringify(pack),
+          mode: pack.mode,
+          notes: 'shipped with Parapet',
+          status: 'approved',
+          source: 'shipped',
+          created_by: 'parapet',
+          created_at: at,
+        });
       });
     }
   }
@@ -125,7 +139,7 @@ export class PolicyService {
 
   async list(agent?: string): Promise<PolicySummary[]> {
     const rows = await this.policyStore.policies();
-    const pending = await this.deps.store.db.selectFrom('policy_versions').select(['key', 'version']).where('status', '=', 'pending').orderBy('version').execute();
+    const pending = await listPendingVersions(this.deps.store.db);
     const subject = agent === undefined ? null : this.subjectOf(agent);
     const summaries: PolicySummary[] = [];
     for (const row of rows) {
@@ -238,11 +252,7 @@ export class PolicyService {
     }
     const at = this.deps.clock.now().toISOString();
     await this.deps.audit.transact(async (trx, append) => {
-      await trx
-        .updateTable('policies')
-        .set({ mode: body.mode, level, scope_id: scopeId, compose, updated_at: at, ...(version === undefined ? {} : { live_version: version.version, bound: 1 }) })
-        .where('key', '=', key)
-        .execute();
+      await updatePolicy(trx, key, { mode: body.mode, level, scope_id: scopeId, compose, updated_at: at, ...(version === undefined ? {} : { live_version: version.version, bound: 1 }) });
       if (goingLive && proposal !== undefined && !['applied', 'verified'].includes(proposal.status)) {
         await this.deps.proposals.markApplied(trx, proposal.id, at);
       }
@@ -309,12 +319,12 @@ export class PolicyService {
   /** Makes a saved version live (or unbinds the policy when `version` is null), in its own mode. */
   async makeLive(trx: Parameters<Parameters<AuditLog['transact']>[0]>[0], key: string, version: number | null, at: string): Promise<void> {
     if (version === null) {
-      await trx.updateTable('policies').set({ bound: 0, updated_at: at }).where('key', '=', key).execute();
+      await updatePolicy(trx, key, { bound: 0, updated_at: at });
       return;
     }
     const row = await this.policyStore.version(key, version, trx);
     if (row === undefined) throw problem('conflict', `policy ${key} has no saved version ${version}`);
-    await trx.updateTable('policies').set({ live_version: version, mode: row.mode, bound: 1, updated_at: at }).where('key', '=', key).execute();
+    await updatePolicy(trx, key, { live_version: version, mode: row.mode, bound: 1, updated_at: at });
   }
 
   boundCandidate(pack: Pack, binding: Partial<Pick<UpsertBody, 'level' | 'scope_id' | 'compose'>>, existing: PolicyRow | undefined): BoundPolicy {
@@ -375,28 +385,22 @@ export class PolicyService {
     const saved = await this.deps.audit.transact(async (trx, append) => {
       const version = await this.policyStore.nextVersion(pack.key, trx);
       if (existing === undefined) {
-        await trx
-          .insertInto('policies')
-          .values({
-            key: pack.key,
-            level: candidate.level,
-            scope_id: candidate.scopeId,
-            compose: candidate.compose,
-            mode: pack.mode,
-            live_version: null,
-            origin: 'api',
-            bound: 1,
-            created_at: at,
-            updated_at: at,
-          })
-          .execute();
+        await insertPolicy(trx, {
+          key: pack.key,
+          level: candidate.level,
+          scope_id: candidate.scopeId,
+          compose: candidate.compose,
+          mode: pack.mode,
+          live_version: null,
+          origin: 'api',
+          bound: 1,
+          created_at: at,
+          updated_at: at,
+        });
       } else if (existing.live_version === null) {
-        await trx.updateTable('policies').set({ level: candidate.level, scope_id: candidate.scopeId, compose: candidate.compose, updated_at: at }).where('key', '=', pack.key).execute();
+        await updatePolicy(trx, pack.key, { level: candidate.level, scope_id: candidate.scopeId, compose: candidate.compose, updated_at: at });
       }
-      await trx
-        .insertInto('policy_versions')
-        .values({ key: pack.key, version, text, mode: pack.mode, notes: options.notes, status: 'pending', source: options.source, created_by: actor, created_at: at })
-        .execute();
+      await insertVersion(trx, { key: pack.key, version, text, mode: pack.mode, notes: options.notes, status: 'pending', source: options.source, created_by: actor, created_at: at });
       const proposal = await this.deps.proposals.create(trx, {
         key: pack.key,
         level: candidate.level,

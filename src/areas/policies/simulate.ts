@@ -9,6 +9,7 @@ import { readFacts } from '../../engine/policy/facts.js';
 import type { BoundPolicy, PolicyRegistry } from '../../engine/policy/registry.js';
 import type { Verdict } from '../../engine/policy/schema.js';
 import type { Store } from '../../infra/store/db.js';
+import { listReplayTraces } from './store.js';
 
 export interface SimulationOptions {
   /** The candidate, bound as it would be (a new key is added at its level). */
@@ -57,14 +58,7 @@ export class Simulator {
   async run(options: SimulationOptions): Promise<SimulationResult> {
     const started = performance.now();
     const since = new Date(this.now().getTime() - options.sinceDays * 86_400_000).toISOString();
-    let query = this.store.db
-      .selectFrom('traces')
-      .select(['id', 'at', 'agent', 'surface', 'verdict', 'environment', 'facts'])
-      .where('at', '>=', since)
-      .orderBy('at', 'desc')
-      .limit(options.limit);
-    if (options.agent !== undefined) query = query.where('agent', '=', options.agent);
-    const rows = await query.execute();
+    const rows = await listReplayTraces(this.store.db, { since, limit: options.limit, agent: options.agent });
 
     const sets = new Map<string, { before: ReturnType<PolicyRegistry['replay']>; after: ReturnType<PolicyRegistry['replay']> }>();
     const setsFor = (agent: string, environment: string | null) => {

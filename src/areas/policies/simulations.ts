@@ -6,11 +6,13 @@ import type { AuditLog } from '../audit/log.js';
 import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
+import { writeJson } from '../../infra/store/json-columns.js';
 import { PackInvalid, parsePack } from '../../engine/policy/parse.js';
 import type { Pack } from '../../engine/policy/schema.js';
 import type { SimulateBody } from './schemas.js';
 import type { PolicyService } from './service.js';
 import type { SimulationResult, Simulator } from './simulate.js';
+import { insertSimulation } from './store.js';
 
 export class SimulationService {
   constructor(
@@ -40,7 +42,7 @@ export class SimulationService {
     const id = newId('sim');
     const at = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      await trx.insertInto('simulations').values({ id, policy_key: pack.key, result: JSON.stringify(result), created_by: actorOf(caller), created_at: at }).execute();
+      await insertSimulation(trx, { id, policy_key: pack.key, result: writeJson(result), created_by: actorOf(caller), created_at: at });
       await append({ actor: actorOf(caller), action: 'policy.simulate', target: pack.key, detail: { simulation_id: id, examined: result.examined, changed: result.changed } });
     });
     return { ...result, simulation_id: id };

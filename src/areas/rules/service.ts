@@ -15,6 +15,7 @@ import type { Pack } from '../../engine/policy/schema.js';
 import type { Store } from '../../infra/store/db.js';
 import type { RuleExamplesTable } from '../../infra/store/tables.js';
 import type { CheckResult, CheckRuleExamplesBody, CreateRuleExampleBody, ListRuleExamplesQuery, RuleExample } from './schemas.js';
+import * as examples from './store.js';
 
 /** Examples checked per rule at most; a rule with more is not being pinned, it is being sampled. */
 export const MAX_EXAMPLES_CHECKED = 5000;
@@ -49,16 +50,13 @@ export class RuleExampleService {
 
   async list(ruleId: string, query: ListRuleExamplesQuery): Promise<{ items: RuleExample[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50;
-    let select = this.deps.store.db.selectFrom('rule_examples').selectAll().where('rule_id', '=', ruleId).orderBy('id', 'desc').limit(limit + 1);
-    const before = decodeCursor(query.cursor);
-    if (before !== undefined) select = select.where('id', '<', before);
-    const page = pageOf(await select.execute(), limit);
+    const rows = await examples.listRuleExamples(this.deps.store.db, ruleId, limit + 1, decodeCursor(query.cursor));
+    const page = pageOf(rows, limit);
     return { items: page.items.map((row) => this.toWire(row)), next_cursor: page.next_cursor };
   }
 
   async create(caller: Principal, ruleId: string, body: CreateRuleExampleBody): Promise<RuleExample> {
-    const { db } = this.deps.store;
-    const trace = await db.selectFrom('traces').select(['id', 'facts']).where('id', '=', body.decision_id).executeTakeFirst();
+    const trace = await examples.findTraceFacts(this.deps.store.db, body.decision_id);
     if (trace === undefined) throw notFound('decision', body.decision_id);
     if (trace.facts === null || readFacts(trace.facts) === null) {
       throw problem(
@@ -70,7 +68,7 @@ export class RuleExampleService {
     const facts = trace.facts;
     const actor = actorOf(caller);
     const row = await this.deps.audit.transact(async (trx, append) => {
-      const duplicate = await trx.selectFrom('rule_examples').select('id').where('rule_id', '=', ruleId).where('decision_id', '=', body.decision_id).executeTakeFirst();
+      const duplicate = await examples.findExampleOfDecision(trx, ruleId, body.decision_id);
       if (duplicate !== undefined) throw problem('conflict', `decision ${body.decision_id} is already example ${duplicate.id} of rule ${ruleId}; delete it to change it`);
       const next: RuleExamplesTable = {
         id: newId('rex'),
@@ -82,7 +80,7 @@ export class RuleExampleService {
         created_by: actor,
         created_at: this.deps.clock.now().toISOString(),
       };
-      await trx.insertInto('rule_examples').values(next).execute();
+      await examples.insertRuleExample(trx, next);
       await append({ actor, action: 'rule_example.create', target: next.id, detail: { rule_id: ruleId, decision_id: body.decision_id, fires: body.fires } });
       return next;
     });
@@ -92,9 +90,9 @@ export class RuleExampleService {
   async remove(caller: Principal, ruleId: string, exampleId: string): Promise<RuleExample> {
     const actor = actorOf(caller);
     const row = await this.deps.audit.transact(async (trx, append) => {
-      const existing = await trx.selectFrom('rule_examples').selectAll().where('id', '=', exampleId).where('rule_id', '=', ruleId).executeTakeFirst();
+      const existing = await examples.findRuleExample(trx, ruleId, exampleId);
       if (existing === undefined) throw notFound(`example of rule ${ruleId}`, exampleId);
-      await trx.deleteFrom('rule_examples').where('id', '=', exampleId).execute();
+      await examples.deleteRuleExample(trx, exampleId);
       await append({ actor, action: 'rule_example.delete', target: exampleId, detail: { rule_id: ruleId, decision_id: existing.decision_id, fires: existing.fires === 1 } });
       return existing;
     });
@@ -133,13 +131,7 @@ export class RuleExampleService {
     const enabled = rule !== undefined && rule.enabled !== false;
     // Evaluated alone and as if enforcing: whether it fires does not depend on its mode.
     const compiled = rule === undefined ? null : compileRule(rule, pack, 'enforce');
-    const rows = await this.deps.store.db
-      .selectFrom('rule_examples')
-      .selectAll()
-      .where('rule_id', '=', ruleId)
-      .orderBy('id')
-      .limit(MAX_EXAMPLES_CHECKED)
-      .execute();
+    const rows = await examples.ruleExamplesToCheck(this.deps.store.db, ruleId, MAX_EXAMPLES_CHECKED);
     let unreadable = 0;
     const results = rows.map((row) => {
       const facts = readFacts(row.facts);

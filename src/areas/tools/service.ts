@@ -2,13 +2,16 @@
 // whether its output is trusted. The pipeline reads it from the registry view in memory.
 import { actorOf, type Principal } from '../../infra/auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
-import { bumpRevision, parseJsonObject, type RegistryDirectory } from '../agents/directory.js';
+import type { RegistryDirectory } from '../agents/directory.js';
+import { bumpRevision } from '../agents/store.js';
 import { schemaProblem } from '../../engine/detectors/schema/json.js';
 import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJsonObject, writeJson } from '../../infra/store/json-columns.js';
 import type { ToolRow } from '../../infra/store/tables.js';
 import type { RegisterToolBody, Tool } from './schemas.js';
+import { findTool, listTools, upsertTool } from './store.js';
 
 export class ToolService {
   constructor(
@@ -25,7 +28,7 @@ export class ToolService {
       kind: row.kind,
       impact: row.impact,
       description: row.description,
-      json_schema: row.json_schema === null ? null : parseJsonObject(row.json_schema),
+      json_schema: row.json_schema === null ? null : readJsonObject(row.json_schema),
       output_trust: row.output_trust === 'trusted' ? 'trusted' : 'untrusted',
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -33,7 +36,7 @@ export class ToolService {
   }
 
   async list(): Promise<{ items: Tool[] }> {
-    const rows = await this.store.db.selectFrom('tools').selectAll().orderBy('key').execute();
+    const rows = await listTools(this.store.db);
     return { items: rows.map((row) => this.toWire(row)) };
   }
 
@@ -48,25 +51,20 @@ export class ToolService {
       if (why !== null) throw problem('invalid-request', why, [{ field: '/body/json_schema', message: why }]);
     }
     const now = this.clock.now().toISOString();
-    const existing = await this.store.db.selectFrom('tools').selectAll().where('key', '=', body.key).executeTakeFirst();
+    const existing = await findTool(this.store.db, body.key);
     const row: ToolRow = {
       key: body.key,
       name: body.name ?? existing?.name ?? body.key,
       kind: body.kind ?? existing?.kind ?? null,
       impact: body.impact ?? existing?.impact ?? null,
       description: body.description ?? existing?.description ?? null,
-      json_schema: body.json_schema !== undefined ? JSON.stringify(body.json_schema) : (existing?.json_schema ?? null),
+      json_schema: body.json_schema !== undefined ? writeJson(body.json_schema) : (existing?.json_schema ?? null),
       output_trust: body.output_trust ?? existing?.output_trust ?? 'untrusted',
       created_at: existing?.created_at ?? now,
       updated_at: now,
     };
     await this.audit.transact(async (trx, append) => {
-      const { key: _key, created_at: _created, ...changes } = row;
-      await trx
-        .insertInto('tools')
-        .values(row)
-        .onConflict((conflict) => conflict.column('key').doUpdateSet(changes))
-        .execute();
+      await upsertTool(trx, row);
       await bumpRevision(trx, now);
       await append({
         actor: actorOf(caller),

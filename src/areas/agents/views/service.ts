@@ -4,7 +4,8 @@
 import { isHighImpact } from '../service.js';
 import { actorOf, type Principal } from '../../../infra/auth/principal.js';
 import type { AuditLog } from '../../audit/log.js';
-import { bumpRevision, limitsOf, parseJsonObject, type RegistryDirectory } from '../directory.js';
+import { limitsOf, type RegistryDirectory } from '../directory.js';
+import { bumpRevision } from '../store.js';
 import { ownerOf } from '../service.js';
 import { findingType } from '../../../engine/findings/catalog.js';
 import { fingerprint } from '../../../engine/findings/fingerprint.js';
@@ -12,6 +13,7 @@ import { notFound, problem, type FieldError } from '../../../infra/http/problems
 import type { Clock } from '../../../infra/lib/clock.js';
 import type { FindingUpsert, Recorder } from '../../../engine/recording/recorder.js';
 import type { Store } from '../../../infra/store/db.js';
+import { readJsonObject, writeJson } from '../../../infra/store/json-columns.js';
 import type { AgentRow } from '../../../infra/store/tables.js';
 import { MAX_DELEGATION_DEPTH, walkLineage, type DelegationEdge } from './lineage.js';
 import { scorePosture } from './posture.js';
@@ -201,7 +203,7 @@ export class AgentViewService {
 
   async protection(slug: string): Promise<Protection> {
     const agent = await this.require(slug);
-    return protectionToWire(slug, parseJsonObject(agent.protections));
+    return protectionToWire(slug, readJsonObject(agent.protections));
   }
 
   /** Merges the body into the agent's protections; only a registered (approved) agent has them. */
@@ -214,10 +216,10 @@ export class AgentViewService {
     const now = this.now();
     const stored = await this.deps.audit.transact(async (trx, append) => {
       // Read again under the audit lock: two changes at once must not drop each other's keys.
-      const current = await trx.selectFrom('agents').select('protections').where('slug', '=', slug).executeTakeFirst();
+      const current = await views.findProtections(trx, slug);
       if (current === undefined) throw notFound('agent', slug);
-      const merged = mergeProtections(parseJsonObject(current.protections), body);
-      await trx.updateTable('agents').set({ protections: JSON.stringify(merged), updated_at: now }).where('slug', '=', slug).execute();
+      const merged = mergeProtections(readJsonObject(current.protections), body);
+      await views.setProtections(trx, slug, writeJson(merged), now);
       await bumpRevision(trx, now);
       await append({ actor: actorOf(caller), action: 'agent.protection', target: slug, detail: { changes: body } });
       return merged;
@@ -233,7 +235,7 @@ export class AgentViewService {
   async previewProtection(slug: string, body: ProtectionBody) {
     const agent = await this.require(slug);
     checkProtectionBody(body);
-    const settings = protectionsOf(mergeProtections(parseJsonObject(agent.protections), body));
+    const settings = protectionsOf(mergeProtections(readJsonObject(agent.protections), body));
     const since = this.daysAgo(PREVIEW_DAYS);
     const result = {
       agent: slug,

@@ -1,10 +1,10 @@
 // Queries behind the computed agent views: message edges, grants, credentials, keys, decision and
 // finding counts, and pages of recorded input and output. Returns plain rows; no rules here.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AgentRow, CapabilityRow, Database } from '../../../infra/store/tables.js';
 import type { DelegationEdge } from './lineage.js';
 
-type Db = Kysely<Database>;
+type Db = Kysely<Database> | Transaction<Database>;
 
 /**
  * Message edges (sender → recipient, messages without a recipient left out) since `since`, for
@@ -28,6 +28,15 @@ export async function messageEdges(db: Db, side: 'from' | 'to', agents: readonly
 
 export async function findAgent(db: Db, slug: string): Promise<AgentRow | undefined> {
   return db.selectFrom('agents').selectAll().where('slug', '=', slug).executeTakeFirst();
+}
+
+/** The agent's protections column (JSON text). */
+export async function findProtections(db: Db, slug: string): Promise<{ protections: string } | undefined> {
+  return db.selectFrom('agents').select('protections').where('slug', '=', slug).executeTakeFirst();
+}
+
+export async function setProtections(db: Db, slug: string, protections: string, at: string): Promise<void> {
+  await db.updateTable('agents').set({ protections, updated_at: at }).where('slug', '=', slug).execute();
 }
 
 export async function grantsOf(db: Db, slug: string): Promise<CapabilityRow[]> {
