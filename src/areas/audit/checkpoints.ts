@@ -12,6 +12,7 @@ import type { Sealer } from '../../infra/lib/sealed.js';
 import type { Store } from '../../infra/store/db.js';
 import type { AuditCheckpointRow } from '../../infra/store/tables.js';
 import type { AuditLog } from './log.js';
+import { findLatestCheckpoint, insertCheckpoint, listCheckpointsByIds, listCheckpointsInRange } from './store.js';
 import { CHECKPOINT_ACTION, SIGNING_ALGORITHM, signingKeyFromSeed, signCheckpoint, verifyCheckpointSignature, type CheckpointSigningKey, type PublicKeyInfo } from './signing.js';
 
 /** HKDF info of the legacy HMAC key: checkpoints made before Ed25519 are checked with it. */
@@ -64,7 +65,7 @@ export class AuditCheckpoints {
       const head = await append({ actor, action: CHECKPOINT_ACTION, target: id, detail: { key_id: key.keyId, algorithm: SIGNING_ALGORITHM } });
       const unsigned = { id, seq: head.seq, hash: head.hash, at: this.clock.now().toISOString(), key_id: key.keyId };
       const checkpoint: Checkpoint = { ...unsigned, algorithm: SIGNING_ALGORITHM, signature: signCheckpoint(key, unsigned), created_by: actor };
-      await trx.insertInto('audit_checkpoints').values(checkpoint).execute();
+      await insertCheckpoint(trx, checkpoint);
       return checkpoint;
     });
   }
@@ -82,15 +83,13 @@ export class AuditCheckpoints {
   }
 
   async latest(): Promise<Checkpoint | null> {
-    const row = await this.store.db.selectFrom('audit_checkpoints').selectAll().orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const row = await findLatestCheckpoint(this.store.db);
     return row === undefined ? null : toCheckpoint(row);
   }
 
   /** Checkpoints whose seq is in [startSeq, endSeq] (no upper bound when endSeq is null), by seq. */
   async inRange(startSeq: number, endSeq: number | null): Promise<Checkpoint[]> {
-    let query = this.store.db.selectFrom('audit_checkpoints').selectAll().where('seq', '>=', startSeq);
-    if (endSeq !== null) query = query.where('seq', '<=', endSeq);
-    const rows = await query.orderBy('seq').orderBy('id').execute();
+    const rows = await listCheckpointsInRange(this.store.db, startSeq, endSeq);
     return rows.map(toCheckpoint);
   }
 
@@ -98,7 +97,7 @@ export class AuditCheckpoints {
   async byIds(ids: string[]): Promise<Map<string, Checkpoint>> {
     const found = new Map<string, Checkpoint>();
     for (let index = 0; index < ids.length; index += 500) {
-      const rows = await this.store.db.selectFrom('audit_checkpoints').selectAll().where('id', 'in', ids.slice(index, index + 500)).execute();
+      const rows = await listCheckpointsByIds(this.store.db, ids.slice(index, index + 500));
       for (const row of rows) found.set(row.id, toCheckpoint(row));
     }
     return found;

@@ -9,6 +9,7 @@ import { newId } from '../../infra/lib/ids.js';
 import { storableValue } from '../../infra/lib/storable-text.js';
 import type { Store } from '../../infra/store/db.js';
 import type { AuditEntriesTable, Database } from '../../infra/store/tables.js';
+import { findChainHead, insertAuditEntries } from './store.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 const LOCK = 'parapet.audit';
@@ -121,7 +122,7 @@ export class AuditLog {
 
   /** Appends entries in order under the lock `trx` holds: one read of the head, one insert. */
   private async appendAllIn(trx: Transaction<Database>, inputs: AuditInput[]): Promise<AppendedEntry[]> {
-    const head = await trx.selectFrom('audit_entries').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    const head = await findChainHead(trx);
     let seq = head?.seq ?? 0;
     let prevHash = head?.hash ?? GENESIS_HASH;
     const rows: Insertable<AuditEntriesTable>[] = [];
@@ -144,7 +145,7 @@ export class AuditLog {
       written.push({ seq, id: entry.id, at: entry.at, hash });
       prevHash = hash;
     }
-    await trx.insertInto('audit_entries').values(rows).execute();
+    await insertAuditEntries(trx, rows);
     return written;
   }
 }

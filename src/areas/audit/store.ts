@@ -1,7 +1,10 @@
 // Kysely queries over the audit chain for listing and verification; returns plain rows (seq is a
 // number on both engines: store/db.ts parses PostgreSQL's bigint).
+import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Store } from '../../infra/store/db.js';
-import type { AuditEntryRow } from '../../infra/store/tables.js';
+import type { AuditCheckpointRow, AuditCheckpointsTable, AuditEntriesTable, AuditEntryRow, Database } from '../../infra/store/tables.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 export interface EntryFilter {
   action?: string;
@@ -66,4 +69,34 @@ export class AuditStore {
     const row = await this.store.db.selectFrom('audit_entries').select('seq').orderBy('seq', 'desc').limit(1).executeTakeFirst();
     return row?.seq ?? 0;
   }
+}
+
+/** The head of the chain (seq and hash of the newest entry); call it under the audit lock. */
+export async function findChainHead(db: Db): Promise<{ seq: number; hash: string } | undefined> {
+  return db.selectFrom('audit_entries').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+}
+
+export async function insertAuditEntries(db: Db, rows: Insertable<AuditEntriesTable>[]): Promise<void> {
+  await db.insertInto('audit_entries').values(rows).execute();
+}
+
+export async function insertCheckpoint(db: Db, row: Insertable<AuditCheckpointsTable>): Promise<void> {
+  await db.insertInto('audit_checkpoints').values(row).execute();
+}
+
+/** The checkpoint over the highest seq (newest id among equals). */
+export async function findLatestCheckpoint(db: Db): Promise<AuditCheckpointRow | undefined> {
+  return db.selectFrom('audit_checkpoints').selectAll().orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+}
+
+/** Checkpoints whose seq is in [startSeq, endSeq] (no upper bound when endSeq is null), by seq. */
+export async function listCheckpointsInRange(db: Db, startSeq: number, endSeq: number | null): Promise<AuditCheckpointRow[]> {
+  let query = db.selectFrom('audit_checkpoints').selectAll().where('seq', '>=', startSeq);
+  if (endSeq !== null) query = query.where('seq', '<=', endSeq);
+  return query.orderBy('seq').orderBy('id').execute();
+}
+
+/** One statement: the caller keeps the list within the engines' parameter cap. */
+export async function listCheckpointsByIds(db: Db, ids: string[]): Promise<AuditCheckpointRow[]> {
+  return db.selectFrom('audit_checkpoints').selectAll().where('id', 'in', ids).execute();
 }

@@ -8,7 +8,17 @@ import { strToU8, zipSync, type Zippable } from 'fflate';
 import type { Checkpoint } from '../audit/checkpoints.js';
 import { CHECKPOINT_FORMAT, type PublicKeyInfo } from '../audit/signing.js';
 import type { Store } from '../../infra/store/db.js';
+import { readJson } from '../../infra/store/json-columns.js';
 import type { EvidenceCounts, EvidenceScope } from './schemas.js';
+import {
+  findFirstAuditSeqSince,
+  listApprovalsInPeriod,
+  listAuditEntriesBetween,
+  listDecisionsInPeriod,
+  listFindingsInPeriod,
+  listPolicyStates,
+  type PeriodFilter,
+} from './store.js';
 
 /** The signed audit checkpoint that covers a package. */
 export type AuditCheckpoint = Checkpoint;
@@ -79,12 +89,8 @@ function parseColumns<T extends Record<string, unknown>>(row: T, columns: readon
   const copy: Record<string, unknown> = { ...row };
   for (const column of columns) {
     const value = row[column];
-    if (typeof value !== 'string') continue;
-    try {
-      copy[column as string] = JSON.parse(value) as unknown;
-    } catch {
-      // Kept as text: the record is evidence as stored, not as it should have been.
-    }
+    // Text that is not JSON is kept as text: the record is evidence as stored, not as it should have been.
+    if (typeof value === 'string') copy[column as string] = readJson<unknown>(value, value);
   }
   return copy;
 }
@@ -99,40 +105,22 @@ export async function buildPackage(
 ): Promise<BuiltPackage> {
   const { store, policies, checkpoints } = sources;
   const { scope } = input;
-  const from = scope.period_from;
-  const to = scope.period_to;
-  const agents = scope.agents;
+  const period: PeriodFilter = { from: scope.period_from, to: scope.period_to, agents: scope.agents };
 
   // The checkpoint comes first: the audit entries read below are those it covers (seq ≤ its seq).
   const checkpoint = await checkpoints.create(input.actor);
   // From the first entry of the period up to the checkpoint, with no gap, so that the chain links
   // to a signed head offline (entries after the period end are part of that link).
-  const firstAudit = await store.db
-    .selectFrom('audit_entries')
-    .select('seq')
-    .where('at', '>=', from)
-    .where('seq', '<=', checkpoint.seq)
-    .orderBy('seq')
-    .limit(1)
-    .executeTakeFirst();
+  const firstAudit = await findFirstAuditSeqSince(store.db, period.from, checkpoint.seq);
   const firstSeq = firstAudit === undefined ? checkpoint.seq : Number(firstAudit.seq);
   await policies.sync();
 
-  let decisions = store.db.selectFrom('traces').selectAll().where('at', '>=', from).where('at', '<=', to);
-  if (agents.length > 0) decisions = decisions.where('agent', 'in', agents);
-  let findings = store.db
-    .selectFrom('findings')
-    .selectAll()
-    .where((eb) => eb.or([eb.and([eb('at', '>=', from), eb('at', '<=', to)]), eb.and([eb('last_seen_at', '>=', from), eb('last_seen_at', '<=', to)])]));
-  if (agents.length > 0) findings = findings.where('agent', 'in', agents);
-  let approvals = store.db.selectFrom('approvals').selectAll().where('created_at', '>=', from).where('created_at', '<=', to);
-  if (agents.length > 0) approvals = approvals.where('agent', 'in', agents);
   const [decisionRows, findingRows, approvalRows, stateRows, auditRows] = await Promise.all([
-    decisions.orderBy('at').orderBy('id').execute(),
-    findings.orderBy('at').orderBy('id').execute(),
-    approvals.orderBy('created_at').orderBy('id').execute(),
-    store.db.selectFrom('policies').select(['key', 'mode', 'live_version', 'level', 'scope_id', 'compose', 'bound', 'updated_at']).orderBy('key').execute(),
-    store.db.selectFrom('audit_entries').selectAll().where('seq', '>=', firstSeq).where('seq', '<=', checkpoint.seq).orderBy('seq').execute(),
+    listDecisionsInPeriod(store.db, period),
+    listFindingsInPeriod(store.db, period),
+    listApprovalsInPeriod(store.db, period),
+    listPolicyStates(store.db),
+    listAuditEntriesBetween(store.db, firstSeq, checkpoint.seq),
   ]);
   const auditCheckpoints = await checkpoints.inRange(firstSeq, checkpoint.seq);
 

@@ -11,10 +11,12 @@ import { newId } from '../../infra/lib/ids.js';
 import type { JobQueue } from '../../infra/jobs/queue.js';
 import { describeError, PermanentJobError, type JobHandler } from '../../infra/jobs/worker.js';
 import type { Store } from '../../infra/store/db.js';
+import { writeJson } from '../../infra/store/json-columns.js';
 import type { EvidencePackageRow } from '../../infra/store/tables.js';
 import { buildPackage, type CheckpointMaker, type Manifest, type PolicySnapshot } from './package.js';
 import type { CreateEvidenceBody, EvidenceCounts, EvidencePackage, EvidenceScope, EvidenceStatus, ListEvidenceQuery, QueuedEvidence } from './schemas.js';
 import type { EvidenceStorage } from './storage.js';
+import { findEvidencePackage, insertEvidencePackage, listEvidencePackages, updateEvidencePackage, updateEvidencePackageReturning } from './store.js';
 
 export const EVIDENCE_JOB = 'evidence.build';
 /** The retry job runs at most twice: spec 01 §7 asks for one retry later, and one more covers a second blip. */
@@ -79,24 +81,21 @@ export class EvidenceService {
     const id = newId('evp');
     // The request is recorded first, so that the package's own audit checkpoint covers it.
     await audit.transact(async (trx, append) => {
-      await trx
-        .insertInto('evidence_packages')
-        .values({
-          id,
-          status: 'building' satisfies EvidenceStatus,
-          scope: JSON.stringify(scope),
-          manifest: null,
-          manifest_sha256: null,
-          file_name: null,
-          size_bytes: null,
-          checkpoint_id: null,
-          job_id: null,
-          error: null,
-          created_by: actor,
-          created_at: clock.now().toISOString(),
-          completed_at: null,
-        })
-        .execute();
+      await insertEvidencePackage(trx, {
+        id,
+        status: 'building' satisfies EvidenceStatus,
+        scope: writeJson(scope),
+        manifest: null,
+        manifest_sha256: null,
+        file_name: null,
+        size_bytes: null,
+        checkpoint_id: null,
+        job_id: null,
+        error: null,
+        created_by: actor,
+        created_at: clock.now().toISOString(),
+        completed_at: null,
+      });
       await append({ actor, action: 'evidence.create', target: id, detail: { ...scope } });
     });
 
@@ -156,11 +155,8 @@ export class EvidenceService {
 
   async list(query: ListEvidenceQuery): Promise<{ items: EvidencePackage[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50;
-    let select = this.deps.store.db.selectFrom('evidence_packages').selectAll().orderBy('id', 'desc').limit(limit + 1);
-    if (query.status !== undefined) select = select.where('status', '=', query.status);
     const before = decodeCursor(query.cursor);
-    if (before !== undefined) select = select.where('id', '<', before);
-    const page = pageOf(await select.execute(), limit);
+    const page = pageOf(await listEvidencePackages(this.deps.store.db, { status: query.status, before, limit: limit + 1 }), limit);
     return { items: page.items.map(toWire), next_cursor: page.next_cursor };
   }
 
@@ -191,7 +187,7 @@ export class EvidenceService {
     await storage.put(fileName, built.zip);
     const change = {
       status: 'ready' satisfies EvidenceStatus,
-      manifest: JSON.stringify(built.manifest),
+      manifest: writeJson(built.manifest),
       manifest_sha256: built.manifestSha256,
       file_name: fileName,
       size_bytes: built.zip.length,
@@ -200,17 +196,17 @@ export class EvidenceService {
       completed_at: clock.now().toISOString(),
       ...(jobId === undefined ? {} : { job_id: jobId }),
     };
-    const row = await store.db.updateTable('evidence_packages').set(change).where('id', '=', id).returningAll().executeTakeFirst();
+    const row = await updateEvidencePackageReturning(store.db, id, change);
     if (row === undefined) throw new PermanentJobError(`evidence package ${id} disappeared while it was built`);
     return toWire(row);
   }
 
   private async mark(id: string, change: { status: EvidenceStatus; job_id?: string; error: string }): Promise<void> {
-    await this.deps.store.db.updateTable('evidence_packages').set(change).where('id', '=', id).execute();
+    await updateEvidencePackage(this.deps.store.db, id, change);
   }
 
   private row(id: string): Promise<EvidencePackageRow | undefined> {
-    return this.deps.store.db.selectFrom('evidence_packages').selectAll().where('id', '=', id).executeTakeFirst();
+    return findEvidencePackage(this.deps.store.db, id);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import type { ReadStore } from '../../infra/store/reader.js';
 import { findingEvent, toCef, toOcsf, type SiemFormat } from './formats.js';
 import type { ExportSiemQuery } from './schemas.js';
+import { listFindingsSeenSince } from './store.js';
 
 export interface SiemExport {
   contentType: string;
@@ -27,14 +28,7 @@ export class ExportService {
   async siem(query: ExportSiemQuery): Promise<SiemExport> {
     const format = query.format ?? 'jsonl';
     const since = new Date(this.clock.now().getTime() - (query.since_days ?? 1) * 86_400_000).toISOString();
-    const rows = await this.store.db
-      .selectFrom('findings')
-      .selectAll()
-      .where('last_seen_at', '>=', since)
-      .orderBy('last_seen_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit ?? 1000)
-      .execute();
+    const rows = await listFindingsSeenSince(this.store.db, since, query.limit ?? 1000);
     const events = rows.map(findingEvent);
     // Every event is built field by field from the row (formats.ts), so nothing unnamed leaks;
     // the body is written here because three of the four formats are not one JSON document.

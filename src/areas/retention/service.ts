@@ -10,6 +10,7 @@ import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { Store } from '../../infra/store/db.js';
+import { writeJson } from '../../infra/store/json-columns.js';
 import type { LegalHoldRow } from '../../infra/store/tables.js';
 import { normalizeInstant } from '../traces/service.js';
 import type { CreateLegalHoldBody, LegalHold, ListLegalHoldsQuery, Retention, SweepResult } from './schemas.js';
@@ -106,12 +107,8 @@ export class RetentionService {
 
   async listHolds(query: ListLegalHoldsQuery): Promise<{ items: LegalHold[]; next_cursor: string | null }> {
     const limit = query.limit ?? 50;
-    let select = this.store.db.selectFrom('legal_holds').selectAll().orderBy('id', 'desc').limit(limit + 1);
     const before = decodeCursor(query.cursor);
-    if (before !== undefined) select = select.where('id', '<', before);
-    if (query.active === true) select = select.where('released_at', 'is', null);
-    if (query.active === false) select = select.where('released_at', 'is not', null);
-    const page = pageOf(await select.execute(), limit);
+    const page = pageOf(await retention.listHolds(this.store.db, { before, active: query.active, limit: limit + 1 }), limit);
     return { items: page.items.map(holdToWire), next_cursor: page.next_cursor };
   }
 
@@ -122,33 +119,27 @@ export class RetentionService {
       id: newId('hold'),
       name: body.name ?? defaultName(scope),
       reason: body.reason,
-      scope: JSON.stringify(scope),
+      scope: writeJson(scope),
       created_by: actor,
       created_at: this.clock.now().toISOString(),
       released_at: null,
       released_by: null,
     };
     await this.audit.transact(async (trx, append) => {
-      await trx.insertInto('legal_holds').values(row).execute();
+      await retention.insertHold(trx, row);
       await append({ actor, action: 'legal_hold.create', target: row.id, detail: { name: row.name, reason: row.reason, scope } });
     });
     return holdToWire(row);
   }
 
   async releaseHold(caller: Principal, id: string, reason?: string): Promise<LegalHold> {
-    const row = await this.store.db.selectFrom('legal_holds').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await retention.findHold(this.store.db, id);
     if (row === undefined) throw notFound('legal hold', id);
     if (row.released_at !== null) throw problem('conflict', `legal hold ${id} was already released at ${row.released_at}`);
     const actor = actorOf(caller);
     const now = this.clock.now().toISOString();
     await this.audit.transact(async (trx, append) => {
-      const result = await trx
-        .updateTable('legal_holds')
-        .set({ released_at: now, released_by: actor })
-        .where('id', '=', id)
-        .where('released_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) throw problem('conflict', `legal hold ${id} was released meanwhile`);
+      if (!(await retention.releaseActiveHold(trx, id, now, actor))) throw problem('conflict', `legal hold ${id} was released meanwhile`);
       await append({ actor, action: 'legal_hold.release', target: id, detail: { name: row.name, reason: reason ?? null } });
     });
     return holdToWire({ ...row, released_at: now, released_by: actor });

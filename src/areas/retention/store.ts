@@ -1,9 +1,10 @@
 // SQL of retention: which traces, spans and memory entries are past their time, which of those a legal
 // hold keeps, and bounded deletes (one statement per batch, so no lock is held for long).
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { readJsonObject } from '../../infra/store/json-columns.js';
 import type { Database, LegalHoldRow } from '../../infra/store/tables.js';
 
-type Db = Kysely<Database>;
+type Db = Kysely<Database> | Transaction<Database>;
 type Eb = ExpressionBuilder<Database, 'traces' | 'memory_entries' | 'spans'>;
 type Condition = (eb: Eb) => Expression<SqlBool>;
 
@@ -15,21 +16,45 @@ export interface StoredScope {
 }
 
 export function parseScope(row: Pick<LegalHoldRow, 'scope'>): StoredScope {
-  try {
-    const value = JSON.parse(row.scope) as Record<string, unknown>;
-    const scope: StoredScope = {};
-    if (Array.isArray(value.agents)) scope.agents = value.agents.filter((agent): agent is string => typeof agent === 'string');
-    if (typeof value.from === 'string') scope.from = value.from;
-    if (typeof value.to === 'string') scope.to = value.to;
-    return scope;
-  } catch {
-    // A scope that cannot be read keeps everything: a hold errs on the side of keeping.
-    return {};
-  }
+  // A scope that cannot be read reads as {}, which keeps everything: a hold errs on the side of keeping.
+  const value = readJsonObject(row.scope);
+  const scope: StoredScope = {};
+  if (Array.isArray(value.agents)) scope.agents = value.agents.filter((agent): agent is string => typeof agent === 'string');
+  if (typeof value.from === 'string') scope.from = value.from;
+  if (typeof value.to === 'string') scope.to = value.to;
+  return scope;
 }
 
 export async function activeHolds(db: Db): Promise<LegalHoldRow[]> {
   return db.selectFrom('legal_holds').selectAll().where('released_at', 'is', null).orderBy('id', 'desc').execute();
+}
+
+/** Newest first, `limit` rows at most; `active` true: not released, false: released, undefined: both. */
+export async function listHolds(db: Db, filter: { before?: string; active?: boolean; limit: number }): Promise<LegalHoldRow[]> {
+  let query = db.selectFrom('legal_holds').selectAll().orderBy('id', 'desc').limit(filter.limit);
+  if (filter.before !== undefined) query = query.where('id', '<', filter.before);
+  if (filter.active === true) query = query.where('released_at', 'is', null);
+  if (filter.active === false) query = query.where('released_at', 'is not', null);
+  return query.execute();
+}
+
+export async function findHold(db: Db, id: string): Promise<LegalHoldRow | undefined> {
+  return db.selectFrom('legal_holds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertHold(db: Db, row: LegalHoldRow): Promise<void> {
+  await db.insertInto('legal_holds').values(row).execute();
+}
+
+/** Releases a hold that is still active; answers whether it was (false: gone or released meanwhile). */
+export async function releaseActiveHold(db: Db, id: string, releasedAt: string, releasedBy: string): Promise<boolean> {
+  const result = await db
+    .updateTable('legal_holds')
+    .set({ released_at: releasedAt, released_by: releasedBy })
+    .where('id', '=', id)
+    .where('released_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The traces table and memory entries: their agent column and the time a hold's period is compared with. */

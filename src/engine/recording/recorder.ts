@@ -19,7 +19,9 @@ import { newId } from '../../infra/lib/ids.js';
 import { startSourceWorker } from '../../infra/lib/source-worker.js';
 import { RetryLater, WriteQueue, type WriteQueueOptions } from '../../infra/lib/write-queue.js';
 import type { Store } from '../../infra/store/db.js';
+import { writeJson } from '../../infra/store/json-columns.js';
 import type { TraceRow } from '../../infra/store/tables.js';
+import { insertDeadLetter } from './store.js';
 import type { FindingParams, WriterBatch, WriterReply } from './writer-protocol.js';
 
 export interface FindingUpsert {
@@ -154,10 +156,7 @@ export class Recorder {
     const id = newId('dlq');
     const at = new Date().toISOString();
     const message = error instanceof Error ? error.message : String(error);
-    await this.store.db
-      .insertInto('dead_letters')
-      .values({ id, at, kind: 'recording', error: message, payload: JSON.stringify(recording) })
-      .execute();
+    await insertDeadLetter(this.store.db, { id, at, kind: 'recording', error: message, payload: writeJson(recording) });
     this.stats.deadLettered += 1;
     this.options.onError?.(error);
     // A refused recording_failure finding is dead-lettered like any other but raises no further one.

@@ -3,11 +3,27 @@
 // processes may claim at once: PostgreSQL hands each row to one of them with
 // `for update skip locked`; SQLite serialises writers, so one `update … returning` is enough.
 // Times come from the injected Clock so that tests can move them. No HTTP here.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { Store } from '../store/db.js';
+import { writeJson } from '../store/json-columns.js';
 import type { Database, JobRow, JobStatus } from '../store/tables.js';
+import {
+  claimJobById,
+  claimNextDueJob,
+  deadLetterExpiredLastAttempts,
+  findHeldJob,
+  findJob,
+  hasDueJob,
+  insertJob,
+  listJobs,
+  lockNextDueJob,
+  requeueDeadJob,
+  updateHeldJob,
+  updateHeldJobReturning,
+  type Claim,
+} from './store.js';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -53,7 +69,7 @@ export class JobQueue {
 
   async enqueue(kind: string, payload: Record<string, unknown>, options: EnqueueOptions, db: Executor = this.store.db): Promise<JobRow> {
     const row = this.newRow(kind, payload, options);
-    await db.insertInto('jobs').values(row).execute();
+    await insertJob(db, row);
     return row;
   }
 
@@ -70,7 +86,7 @@ export class JobQueue {
       last_error: error.slice(0, MAX_ERROR_CHARS),
       finished_at: now,
     };
-    await db.insertInto('jobs').values(row).execute();
+    await insertJob(db, row);
     return row;
   }
 
@@ -82,63 +98,31 @@ export class JobQueue {
     const lockedUntil = new Date(now.getTime() + leaseMs).toISOString();
     // Every process polls: an empty queue must cost one read, not a write lock (SQLite has one
     // writer, and the recorder needs it).
-    if ((await dueJobs(this.store.db, kinds, at).select('id').executeTakeFirst()) === undefined) return undefined;
+    if (!(await hasDueJob(this.store.db, kinds, at))) return undefined;
     // A running job whose lease ran out had a worker that died. After its last attempt it is
     // dead-lettered rather than run once more than max_attempts allows.
-    await this.store.db
-      .updateTable('jobs')
-      .set({ status: 'dead', last_error: 'the worker running the last attempt stopped renewing its lease', locked_by: null, locked_until: null, updated_at: at, finished_at: at })
-      .where('status', '=', 'running')
-      .where('locked_until', '<', at)
-      .where((eb) => eb('attempts', '>=', eb.ref('max_attempts')))
-      .where('kind', 'in', [...kinds])
-      .execute();
-    const claimed = {
-      status: 'running' as const,
-      attempts: sql<number>`attempts + 1`,
-      locked_by: workerId,
-      locked_until: lockedUntil,
-      updated_at: at,
-    };
+    await deadLetterExpiredLastAttempts(this.store.db, kinds, at);
+    const claim: Claim = { workerId, lockedUntil, at };
     if (this.store.dialect === 'postgres') {
       return this.store.db.transaction().execute(async (trx) => {
-        const next = await dueJobs(trx, kinds, at).select('id').forUpdate().skipLocked().executeTakeFirst();
+        const next = await lockNextDueJob(trx, kinds, at);
         if (next === undefined) return undefined;
-        return trx.updateTable('jobs').set(claimed).where('id', '=', next.id).returningAll().executeTakeFirst();
+        return claimJobById(trx, next.id, claim);
       });
     }
-    return this.store.db
-      .updateTable('jobs')
-      .set(claimed)
-      .where('id', '=', dueJobs(this.store.db, kinds, at).select('id'))
-      .returningAll()
-      .executeTakeFirst();
+    return claimNextDueJob(this.store.db, kinds, claim);
   }
 
   /** Extends the lease of a job this worker still holds; false when it lost it. */
   async heartbeat(id: string, workerId: string, leaseMs: number): Promise<boolean> {
     const now = this.clock.now();
-    const result = await this.store.db
-      .updateTable('jobs')
-      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString(), updated_at: now.toISOString() })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .where('locked_by', '=', workerId)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return updateHeldJob(this.store.db, id, workerId, { locked_until: new Date(now.getTime() + leaseMs).toISOString(), updated_at: now.toISOString() });
   }
 
   /** Marks a job done with its result; false when the worker no longer held it (its lease went to another). */
   async complete(id: string, workerId: string, result: Record<string, unknown> | null): Promise<boolean> {
     const at = this.clock.now().toISOString();
-    const updated = await this.store.db
-      .updateTable('jobs')
-      .set({ status: 'done', result: result === null ? null : JSON.stringify(result), locked_by: null, locked_until: null, updated_at: at, finished_at: at })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .where('locked_by', '=', workerId)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) > 0;
+    return updateHeldJob(this.store.db, id, workerId, { status: 'done', result: result === null ? null : writeJson(result), locked_by: null, locked_until: null, updated_at: at, finished_at: at });
   }
 
   /**
@@ -146,13 +130,7 @@ export class JobQueue {
    * when the failure is permanent. Undefined when the worker no longer held the job.
    */
   async fail(id: string, workerId: string, error: string, options: { permanent: boolean }): Promise<JobRow | undefined> {
-    const row = await this.store.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .where('locked_by', '=', workerId)
-      .executeTakeFirst();
+    const row = await findHeldJob(this.store.db, id, workerId);
     if (row === undefined) return undefined;
     const now = this.clock.now();
     const at = now.toISOString();
@@ -160,14 +138,7 @@ export class JobQueue {
     const change = dead
       ? { status: 'dead' as const, finished_at: at }
       : { status: 'queued' as const, run_after: new Date(now.getTime() + this.backoffMs(row.attempts)).toISOString() };
-    return this.store.db
-      .updateTable('jobs')
-      .set({ ...change, last_error: error.slice(0, MAX_ERROR_CHARS), locked_by: null, locked_until: null, updated_at: at })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .where('locked_by', '=', workerId)
-      .returningAll()
-      .executeTakeFirst();
+    return updateHeldJobReturning(this.store.db, id, workerId, { ...change, last_error: error.slice(0, MAX_ERROR_CHARS), locked_by: null, locked_until: null, updated_at: at });
   }
 
   /** Delay before the retry that follows failed attempt number `attempts` (1-based). */
@@ -178,27 +149,16 @@ export class JobQueue {
 
   /** Dead → queued with its attempts reset; undefined when the job is not dead (the caller answers 409 or 404). */
   async retry(id: string, db: Executor = this.store.db): Promise<JobRow | undefined> {
-    const at = this.clock.now().toISOString();
-    return db
-      .updateTable('jobs')
-      .set({ status: 'queued', attempts: 0, run_after: at, locked_by: null, locked_until: null, result: null, updated_at: at, finished_at: null })
-      .where('id', '=', id)
-      .where('status', '=', 'dead')
-      .returningAll()
-      .executeTakeFirst();
+    return requeueDeadJob(db, id, this.clock.now().toISOString());
   }
 
   async get(id: string, db: Executor = this.store.db): Promise<JobRow | undefined> {
-    return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    return findJob(db, id);
   }
 
   /** Newest first; every status, dead ones included, unless `status` narrows it. Fetches limit + 1 rows for paging. */
   async list(filter: ListJobsFilter): Promise<JobRow[]> {
-    let select = this.store.db.selectFrom('jobs').selectAll().orderBy('id', 'desc').limit(filter.limit + 1);
-    if (filter.kind !== undefined) select = select.where('kind', '=', filter.kind);
-    if (filter.status !== undefined) select = select.where('status', '=', filter.status);
-    if (filter.before !== undefined) select = select.where('id', '<', filter.before);
-    return select.execute();
+    return listJobs(this.store.db, { ...filter, limit: filter.limit + 1 });
   }
 
   private newRow(kind: string, payload: Record<string, unknown>, options: EnqueueOptions): JobRow {
@@ -206,7 +166,7 @@ export class JobQueue {
     return {
       id: newId('job'),
       kind,
-      payload: JSON.stringify(payload),
+      payload: writeJson(payload),
       status: 'queued',
       attempts: 0,
       max_attempts: options.maxAttempts,
@@ -221,23 +181,4 @@ export class JobQueue {
       finished_at: null,
     };
   }
-}
-
-/**
- * Jobs a worker may take now, oldest due first: queued ones whose time has come, and running ones
- * whose lease ran out (their worker died).
- */
-function dueJobs(db: Executor, kinds: readonly string[], at: string) {
-  return db
-    .selectFrom('jobs')
-    .where('kind', 'in', [...kinds])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'queued'), eb('run_after', '<=', at)]),
-        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', at)]),
-      ]),
-    )
-    .orderBy('run_after')
-    .orderBy('id')
-    .limit(1);
 }
