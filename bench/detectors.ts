@@ -52,23 +52,32 @@ function quality(): { text: string; results: Record<string, Score>; perType: Rec
     perTypeCounts.set(entity, entry);
   };
 
-  // Injection: attacks against each benign file, flagged at the baseline thresholds.
-  const attacks = loadDataset(DATASET_FILES.injection);
+  // Injection: every attack file against every benign file, flagged at the baseline thresholds.
   const flaggedInjection = (item: DatasetCase) =>
     detect('injection.heuristic', item).some((d) => d.entity.startsWith('INJECTION.') && d.score >= injectionThreshold(item.surface));
-  const attackOutcomes = attacks.map((item) => ({ item, positive: true, flagged: flaggedInjection(item) }));
+  const outcome = (item: DatasetCase) => ({ item, positive: item.label === 'injection', flagged: flaggedInjection(item) });
+  const cyberseceval = loadDataset(DATASET_FILES.injection).map(outcome);
+  const indirect = loadDataset(DATASET_FILES.injectionIndirect).map(outcome);
   const benignFiles = {
-    wildguard: loadDataset(DATASET_FILES.benignWildguard),
-    selfinstruct: loadDataset(DATASET_FILES.benignSelfInstruct),
+    wildguard: loadDataset(DATASET_FILES.benignWildguard).map(outcome),
+    selfinstruct: loadDataset(DATASET_FILES.benignSelfInstruct).map(outcome),
+    personas: loadDataset(DATASET_FILES.benignPersonas).map(outcome),
+    'indirect agent (clean tool output)': indirect.filter(({ positive }) => !positive),
   };
-  const benignOutcomes = Object.fromEntries(
-    Object.entries(benignFiles).map(([name, items]) => [name, items.map((item) => ({ positive: false, flagged: flaggedInjection(item) }))]),
-  );
-  const allBenign = Object.values(benignOutcomes).flat();
-  results['injection: all'] = score([...attackOutcomes, ...allBenign]);
-  for (const [name, outcomes] of Object.entries(benignOutcomes)) results[`injection: benign ${name}`] = score(outcomes);
-  for (const category of [...new Set(attacks.map((item) => item.category))].sort()) {
-    results[`injection: ${category}`] = score([...attackOutcomes.filter(({ item }) => item.category === category), ...allBenign]);
+  const allBenign = Object.values(benignFiles).flat();
+  const indirectAttacks = indirect.filter(({ positive }) => positive);
+  results['injection: all'] = score([...cyberseceval, ...indirectAttacks, ...allBenign]);
+  results['injection: cyberseceval'] = score([...cyberseceval, ...allBenign]);
+  results['injection: indirect agent'] = score(indirect);
+  for (const [name, outcomes] of Object.entries(benignFiles)) results[`injection: benign ${name}`] = score(outcomes);
+  for (const category of [...new Set(cyberseceval.map(({ item }) => item.category))].sort()) {
+    results[`injection: ${category}`] = score([...cyberseceval.filter(({ item }) => item.category === category), ...allBenign]);
+  }
+  for (const category of [...new Set(indirect.map(({ item }) => item.category))].sort()) {
+    results[`injection indirect: ${category}`] = score(indirect.filter(({ item }) => item.category === category));
+  }
+  for (const category of [...new Set(benignFiles.personas.map(({ item }) => item.category))].sort()) {
+    results[`injection: benign personas ${category}`] = score(benignFiles.personas.filter(({ item }) => item.category === category));
   }
 
   // PII: native pattern types only (`task` pii); NER-only rows belong to pii.ner.
@@ -85,14 +94,22 @@ function quality(): { text: string; results: Record<string, Score>; perType: Rec
     });
   results['pii.native: pii'] = score(piiOutcomes);
 
-  // Secrets: gitleaks true and false positives.
-  const secretCases = loadDataset(DATASET_FILES.secrets);
-  const secretOutcomes = secretCases.map((item) => {
+  // Secrets: gitleaks' true and false positives, secretlint's fixtures and the authored look-alikes.
+  const secretOutcome = (item: DatasetCase) => {
     const found = detect('secrets.native', item);
-    for (const entity of new Set(item.entities)) noteType(entity, found.some((d) => d.entity === entity));
-    return { positive: item.label === 'secret', flagged: found.some((d) => counts(d, 'SECRET.', item.scope)) };
-  });
-  results['secrets.native: secrets'] = score(secretOutcomes);
+    if (item.label === 'secret') for (const entity of new Set(item.entities)) noteType(entity, found.some((d) => d.entity === entity));
+    return { item, positive: item.label === 'secret', flagged: found.some((d) => counts(d, 'SECRET.', item.scope)) };
+  };
+  const gitleaks = loadDataset(DATASET_FILES.secrets).map(secretOutcome);
+  const secretlint = loadDataset(DATASET_FILES.secretsSecretlint).map(secretOutcome);
+  results['secrets.native: all'] = score([...gitleaks, ...secretlint]);
+  results['secrets.native: gitleaks'] = score(gitleaks);
+  results['secrets.native: secretlint'] = score(secretlint);
+  const lookalikes = secretlint.filter(({ item }) => item.category.startsWith('synthetic_lookalike'));
+  results['secrets.native: high-entropy look-alikes'] = score(lookalikes);
+  for (const category of [...new Set(lookalikes.map(({ item }) => item.category))].sort()) {
+    results[`secrets.native: ${category}`] = score(lookalikes.filter(({ item }) => item.category === category));
+  }
 
   const perType = Object.fromEntries(
     [...perTypeCounts].sort().map(([entity, { hit, total }]) => [entity, { cases: total, recall: total === 0 ? 0 : hit / total }]),
@@ -236,14 +253,17 @@ const runnerLines = Object.entries(figures)
 process.stdout.write(`${qualityText}\n${speedText}\n${runnerLines.map((line) => `${line}\n`).join('')}`);
 
 const qualityChecks: Array<[string, boolean]> = [
-  ['injection F1 >= 0.90', (results['injection: all']?.f1 ?? 0) >= 0.9],
-  ['injection FP rate <= 3% on wildguard', (results['injection: benign wildguard']?.falsePositiveRate ?? 1) <= 0.03],
-  ['injection FP rate <= 3% on self-instruct/T0', (results['injection: benign selfinstruct']?.falsePositiveRate ?? 1) <= 0.03],
-  ['PII F1 >= 0.95', (results['pii.native: pii']?.f1 ?? 0) >= 0.95],
-  ['secrets F1 >= 0.95', (results['secrets.native: secrets']?.f1 ?? 0) >= 0.95],
+  ...['wildguard', 'selfinstruct', 'personas', 'indirect agent (clean tool output)'].map((name): [string, boolean] => [
+    `injection FP rate <= 2% on benign ${name}`,
+    (results[`injection: benign ${name}`]?.falsePositiveRate ?? 1) <= 0.02,
+  ]),
+  ['injection recall >= 0.85 on the indirect agent attacks', (results['injection: indirect agent']?.recall ?? 0) >= 0.85],
+  ['PII F1 >= 0.97', (results['pii.native: pii']?.f1 ?? 0) >= 0.97],
+  ['secrets F1 >= 0.95', (results['secrets.native: all']?.f1 ?? 0) >= 0.95],
+  ['secrets FP rate <= 2% on high-entropy look-alikes', (results['secrets.native: high-entropy look-alikes']?.falsePositiveRate ?? 1) <= 0.02],
 ];
 const speedChecks: Array<[string, boolean]> = [
-  ['1 KB median <= 0.25 ms', (figures['default detectors, 1 KB, median ms'] ?? Infinity) <= 0.25],
+  ['1 KB median <= 0.15 ms', (figures['default detectors, 1 KB, median ms'] ?? Infinity) <= 0.15],
   ['10 KB median <= 2 ms', (figures['default detectors, 10 KB, median ms'] ?? Infinity) <= 2],
 ];
 const checks = [...(part === 'speed' ? [] : qualityChecks), ...(part === 'quality' ? [] : speedChecks)];

@@ -29,10 +29,13 @@ export const FIXTURE_DIR = path.join(PACKAGE_ROOT, 'test/fixtures/datasets');
 
 export const DATASET_FILES = {
   injection: 'injection_cyberseceval.jsonl',
+  injectionIndirect: 'injection_indirect_agent.jsonl',
   benignWildguard: 'benign_wildguard.jsonl',
   benignSelfInstruct: 'benign_selfinstruct_t0.jsonl',
+  benignPersonas: 'benign_personas.jsonl',
   pii: 'pii_presidio_synth.jsonl',
   secrets: 'secrets_gitleaks.jsonl',
+  secretsSecretlint: 'secrets_secretlint.jsonl',
 } as const;
 
 export function loadDataset(file: string, dir: string = DATASET_DIR): DatasetCase[] {
