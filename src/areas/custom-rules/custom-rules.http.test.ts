@@ -1,42 +1,32 @@
 // Custom rules over HTTP on both dialects: upsert by key with validation and audit, refusals with
 // problem+json 400 (unsafe patterns named), try records nothing, delete, the linear-time proof, the
 // detector table and pack following the database across processes, and every route answering
-// malformed input with a 4xx problem. Until app.ts registers the routes, they are served by the
-// gateway's own HTTP plugins on a fresh database (test/helpers/rule-areas.ts).
+// malformed input with a 4xx problem. Served by the real gateway (test/helpers/gateway.ts).
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { auditCount, auditOf, malformedRequestFailures, withAreaServer } from '../../../test/helpers/rule-areas.js';
+import { auditCount, auditOf } from '../../../test/helpers/audit.js';
+import { malformedRequestFailures } from '../../../test/helpers/fuzz-area.js';
+import { DIALECTS, json, withGateway } from '../../../test/helpers/gateway.js';
 import type { Pack } from '../../engine/policy/schema.js';
-import type { Dialect } from '../../infra/store/db.js';
-import { CustomRulesDetector } from './detector.js';
-import { customRuleRoutes } from './routes.js';
+import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './detector.js';
 import { CustomRuleService } from './service.js';
 
-const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
-const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
-
 describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
-  const ctx = withAreaServer(dialect, async (app, { store, audit, clock }) => {
-    const detector = new CustomRulesDetector();
-    const packs: Pack[] = [];
-    const service = new CustomRuleService({ store, audit, clock, detector, onChange: (pack) => packs.push(pack) });
-    await service.sync();
-    await app.register(customRuleRoutes, { customRules: service });
-    return { service, detector, packs };
-  });
+  const ctx = withGateway({ dialect });
   const area = {
-    request: (...args: Parameters<typeof ctx.server.request>) => ctx.server.request(...args),
+    request: (...args: Parameters<typeof ctx.gateway.request>) => ctx.gateway.request(...args),
     get service() {
-      return ctx.server.services.service;
+      return ctx.gateway.app.services.customRules;
     },
+    /** The gateway's own custom-rules detector, the one its pipeline runs. */
     get detector() {
-      return ctx.server.services.detector;
+      const detector = ctx.gateway.app.services.detectorRegistry.get(CUSTOM_RULES_DETECTOR_KEY);
+      if (!(detector instanceof CustomRulesDetector)) throw new Error('the gateway has no custom-rules detector');
+      return detector;
     },
-    get packs() {
-      return ctx.server.services.packs;
-    },
-    get url() {
-      return ctx.server.url;
+    /** The custom-rules pack the gateway's policy registry evaluates. */
+    get pack() {
+      return ctx.gateway.app.services.policyRegistry.pack('custom-rules');
     },
   };
 
@@ -66,7 +56,7 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
       warnings: [],
     });
     expect(rule.created_at).toBe(rule.updated_at);
-    expect(await auditOf(ctx.server.store, 'falcon')).toEqual([
+    expect(await auditOf(ctx.gateway, 'falcon')).toEqual([
       { action: 'custom_rule.upsert', actor: expect.stringMatching(/^admin \(tok_/), detail: expect.objectContaining({ created: true, kind: 'keyword', rule_id: 'custom.falcon' }) },
     ]);
     const list = await json(area.request('/api/custom-rules'));
@@ -79,10 +69,10 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
     const second = await json(post({ key: 'acct', name: 'Account numbers', kind: 'regex', entries: ['ACCT-\\d{8}'], effect: 'mask', severity: 'high' }));
     expect(second).toMatchObject({ entries: ['ACCT-\\d{8}'], effect: 'mask', severity: 'high', case_sensitive: true });
     expect(second.updated_at > second.created_at).toBe(true);
-    expect((await auditOf(ctx.server.store, 'acct')).map((entry) => entry.detail.created)).toEqual([true, false]);
+    expect((await auditOf(ctx.gateway, 'acct')).map((entry) => entry.detail.created)).toEqual([true, false]);
     const context = { surface: 'input' as const, settings: { pii_packs: [] } };
     expect(area.detector.detect('ACCT-12345678', context)).toEqual([expect.objectContaining({ entity: 'CUSTOM.ACCT', start: 0, end: 13 })]);
-    const pack = area.packs.at(-1) as Pack;
+    const pack = area.pack as Pack;
     expect(pack.key).toBe('custom-rules');
     expect(pack.rules.find((rule) => rule.id === 'custom.acct')).toMatchObject({ when: { entity: 'CUSTOM.ACCT' }, effect: 'mask', severity: 'high' });
   });
@@ -106,14 +96,14 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
     ['a sequence rule without a sequence', { kind: 'sequence' }, '/body/sequence', /needs a sequence/],
     ['mask on a require rule', { polarity: 'require', entries: ['disclaimer'], effect: 'mask' }, '/body/effect', /require/],
   ])('refuses %s with a 400 naming the field', async (_name, fields, field, reason) => {
-    const before = await auditCount(ctx.server.store);
+    const before = await auditCount(ctx.gateway);
     const response = await post({ key: 'bad', name: 'Bad', ...fields });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const body = await json(response);
     expect(body.errors).toContainEqual({ field, message: expect.stringMatching(reason) });
     expect(body.detail).toMatch(reason);
-    expect(await auditCount(ctx.server.store)).toBe(before);
+    expect(await auditCount(ctx.gateway)).toBe(before);
     expect((await json(area.request('/api/custom-rules?limit=500'))).items.some((item: { key: string }) => item.key === 'bad')).toBe(false);
   });
 
@@ -140,15 +130,15 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
   });
 
   it('needs the operator role to change rules and the viewer role to read them', async () => {
-    const viewer = ctx.server.viewerToken;
+    const viewer = (await json(area.request('/api/tokens', { method: 'POST', json: { name: 'viewer', role: 'viewer' } }))).token;
     expect((await area.request('/api/custom-rules', { token: viewer })).status).toBe(200);
     expect((await area.request('/api/custom-rules', { method: 'POST', token: viewer, json: { key: 'v', name: 'v', entries: ['x'] } })).status).toBe(403);
     expect((await area.request('/api/custom-rules', { token: null })).status).toBe(401);
   });
 
   it('tries a rule over a text and records nothing', async () => {
-    const before = await auditCount(ctx.server.store);
-    const traces = await ctx.server.store.db.selectFrom('traces').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const before = await auditCount(ctx.gateway);
+    const traces = await ctx.gateway.store.db.selectFrom('traces').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     const rules = await json(area.request('/api/custom-rules?limit=500'));
     const response = await area.request('/api/custom-rules/try', {
       method: 'POST',
@@ -174,8 +164,8 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
     const refused = await area.request('/api/custom-rules/try', { method: 'POST', json: { rule: { kind: 'regex', entries: ['(a)\\1'] }, text: 'aa' } });
     expect(refused.status).toBe(400);
     expect((await json(refused)).errors[0].field).toBe('/body/rule/entries/0');
-    expect(await auditCount(ctx.server.store)).toBe(before);
-    expect(await ctx.server.store.db.selectFrom('traces').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(traces);
+    expect(await auditCount(ctx.gateway)).toBe(before);
+    expect(await ctx.gateway.store.db.selectFrom('traces').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).toEqual(traces);
     expect(await json(area.request('/api/custom-rules?limit=500'))).toEqual(rules);
   });
 
@@ -203,7 +193,7 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
     expect((await json(response)).key).toBe('gone');
     expect(area.detector.detect('ephemeral', context)).toEqual([]);
     expect(area.service.pack().rules.some((rule) => rule.id === 'custom.gone')).toBe(false);
-    expect((await auditOf(ctx.server.store, 'gone')).map((entry) => entry.action)).toEqual(['custom_rule.upsert', 'custom_rule.delete']);
+    expect((await auditOf(ctx.gateway, 'gone')).map((entry) => entry.action)).toEqual(['custom_rule.upsert', 'custom_rule.delete']);
     expect((await area.request('/api/custom-rules/gone', { method: 'DELETE' })).status).toBe(404);
   });
 
@@ -216,7 +206,9 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
   it('another process sharing the database picks up changes on its next sync', async () => {
     const other = new CustomRulesDetector();
     const packs: Pack[] = [];
-    const second = new CustomRuleService({ store: ctx.server.store, audit: ctx.server.audit, clock: ctx.server.clock, detector: other, onChange: (pack) => packs.push(pack) });
+    const { store, audit, clock } = ctx.gateway.app.services;
+    // A second process: its own detector and service over the same database, as buildServices makes them.
+    const second = new CustomRuleService({ store, audit, clock, detector: other, onChange: (pack) => packs.push(pack) });
     expect(await second.sync()).toBe(true);
     expect(await second.sync()).toBe(false);
     await post({ key: 'late', name: 'Late', entries: ['late-word'] });
@@ -238,12 +230,12 @@ describe.each(DIALECTS)('custom rules over HTTP (%s)', (dialect) => {
   });
 
   it('describes its routes in valid OpenAPI and answers every malformed request with a 4xx problem, changing nothing', async () => {
-    const before = await auditCount(ctx.server.store);
-    const { failures, operations: count, document } = await malformedRequestFailures(ctx.server);
+    const before = await auditCount(ctx.gateway);
+    const { failures, operations: count, document } = await malformedRequestFailures(ctx.gateway, '/api/custom-rules');
     const validation = await new Validator().validate(structuredClone(document) as any);
     expect(validation.errors ?? []).toEqual([]);
     expect(count).toBe(4);
     expect(failures).toEqual([]);
-    expect(await auditCount(ctx.server.store)).toBe(before);
+    expect(await auditCount(ctx.gateway)).toBe(before);
   });
 });

@@ -1,166 +1,33 @@
 // The guardrail feedback loop over HTTP on both dialects: labels, suppressions, precision, latency
-// and recommendations. Until app.ts registers these routes and decide.ts applies the filter, the
-// test builds its own gateway from the same parts (the http/ plugins, the token and finding routes
-// and these routes) around a Pipeline whose recorder applies the SuppressionFilter, as decide.ts
-// will once wired. wired.http.test.ts checks the same loop through the real gateway.
+// and recommendations, on the real gateway (test/helpers/gateway.ts). Checks go through the
+// gateway's own pipeline, which leaves suppressed findings out of what it records.
+// wired.http.test.ts checks the same loop through /v1/guard.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import Fastify from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../infra/lib/clock.js';
-import { createTestDatabase, type TestDatabase } from '../../../test/helpers/postgres.js';
-import { AuditLog } from '../audit/log.js';
-import { CredentialResolver } from '../../infra/auth/resolver.js';
-import { DEFAULT_DETECTORS } from '../../infra/config/schema.js';
-import { ALL_DETECTORS } from '../../engine/detectors/index.js';
-import { DetectorRegistry } from '../../engine/detectors/registry.js';
-import { AttentionService } from '../findings/attention.js';
-import { findingRoutes } from '../findings/routes.js';
-import { FindingService } from '../findings/service.js';
-import { authPlugin, createAuthenticator } from '../../infra/auth/access.js';
-import { edgePlugin } from '../../infra/http/edge.js';
-import { errorsPlugin, frameworkError } from '../../infra/http/errors.js';
-import { HttpMetrics } from '../../infra/http/metrics.js';
-import { createValidatorCompiler } from '../../infra/http/validation.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIALECTS, withGateway, type TestGateway } from '../../../test/helpers/gateway.js';
+import type { Decision, GuardCall } from '../../engine/pipeline/decide.js';
 import { newId } from '../../infra/lib/ids.js';
-import { UNKNOWN_AGENT } from '../../engine/pipeline/agents.js';
-import { Pipeline, type Decision, type GuardCall } from '../../engine/pipeline/decide.js';
-import { SHIPPED_PACKS } from '../../engine/policy/packs/index.js';
-import { PolicyRegistry } from '../../engine/policy/registry.js';
-import { Recorder, type Recording } from '../../engine/recording/recorder.js';
-import { Store, type Dialect } from '../../infra/store/db.js';
-import { ReportReader } from '../../infra/store/reader.js';
-import type { REPORT_JOBS} from '../../report-jobs.js';
-import { REPORT_JOBS_MODULE } from '../../report-jobs.js';
 import type { TraceRow } from '../../infra/store/tables.js';
-import { TokenService } from '../tokens/service.js';
-import { SuppressionFilter } from './filter.js';
-import { feedbackRoutes } from './routes.js';
-import { FeedbackService } from './service.js';
-
-/** Starts at the real time and moves only when told (as in test/helpers/gateway.ts, which loads app.ts). */
-class TestClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
-
-/** Records with suppressed findings left out: what decide.ts does once wired. */
-class SuppressingRecorder extends Recorder {
-  constructor(
-    store: Store,
-    private readonly suppressions: SuppressionFilter,
-  ) {
-    super(store);
-  }
-  override record(recording: Recording): void {
-    const trace = recording.trace;
-    super.record(
-      trace === null ? recording : { trace, findings: this.suppressions.filter(recording.findings, { agent: trace.agent, contentSha256: trace.content_sha256 }) },
-    );
-  }
-}
-
-interface Harness {
-  store: Store;
-  clock: TestClock;
-  tokens: TokenService;
-  recorder: Recorder;
-  /** A pipeline like the gateway's, whose findings go through the suppression filter. */
-  pipeline: Pipeline;
-  request(pathname: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
-  close(): Promise<void>;
-}
-
-/** Agents named reg-* are registered (their findings have their own subject); others are shadow agents. */
-const directory = { lookup: (slug: string) => (slug.startsWith('reg-') ? { ...UNKNOWN_AGENT, registered: true } : UNKNOWN_AGENT) };
-
-async function start(dialect: Dialect): Promise<Harness> {
-  const workDir = mkdtempSync(path.join(tmpdir(), 'parapet-feedback-'));
-  const database: TestDatabase | undefined = dialect === 'postgres' ? await createTestDatabase() : undefined;
-  const store = Store.open({ databaseUrl: database?.url ?? null, dataDir: workDir, poolSize: 4 });
-  await store.migrate();
-  const clock = new TestClock();
-  const audit = new AuditLog(store, clock);
-  const resolver = new CredentialResolver(store, clock, 1000);
-  const tokens = new TokenService(store, audit, resolver, clock);
-  const adminToken = `ppt_op_test_${randomBytes(24).toString('base64url')}`;
-  await tokens.ensureAdminToken(adminToken);
-  const suppressions = new SuppressionFilter(store, clock);
-  await suppressions.sync();
-  const recorder = new SuppressingRecorder(store, suppressions);
-  const pipeline = new Pipeline({
-    detectors: new DetectorRegistry(ALL_DETECTORS, [...DEFAULT_DETECTORS]),
-    policies: new PolicyRegistry(SHIPPED_PACKS),
-    agents: directory,
-    recorder,
-    clock,
-    // Generous budgets: a first regex compile must not turn a check into a degraded one here.
-    settings: { enforcementBudgetMs: 10_000, detectorTimeoutMs: 5_000, failMode: 'open', detectorSettings: { pii_packs: ['global', 'us', 'uk', 'eu'] }, recordContent: 'redacted' },
-  });
-
-  const app = Fastify({ logger: false, frameworkErrors: frameworkError }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(createValidatorCompiler());
-  app.removeContentTypeParser('text/plain');
-  await app.register(errorsPlugin);
-  await app.register(authPlugin);
-  await app.register(edgePlugin, { authenticate: createAuthenticator(resolver), metrics: new HttpMetrics(), logRequests: false, slowRequestMs: 10_000 });
-  await app.register(findingRoutes, { findings: new FindingService(store, audit, clock), attention: new AttentionService(store, clock) });
-  const feedback = new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() });
-  const reports = new ReportReader<typeof REPORT_JOBS>({ jobsModule: REPORT_JOBS_MODULE, store, databaseUrl: database?.url ?? null, clock, timeoutMs: 15_000, threads: 1 });
-  app.addHook('onClose', async () => reports.close());
-  await app.register(feedbackRoutes, { feedback, reports });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    store,
-    clock,
-    tokens,
-    recorder,
-    pipeline,
-    request(pathname, init = {}) {
-      const { token, json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      headers.set('authorization', `Bearer ${token ?? adminToken}`);
-      if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(url + pathname, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
-    },
-    async close() {
-      await app.close();
-      await recorder.close();
-      await resolver.close();
-      await store.close();
-      await database?.drop();
-      rmSync(workDir, { recursive: true, force: true });
-    },
-  };
-}
 
 const EMAIL_NOTE = 'Customer contact for invoices: jane.doe@example.com';
 
 /** A guard check through the pipeline; answers the decision once it is recorded. */
-async function guard(h: Harness, agent: string, content: string, surface: GuardCall['surface'] = 'memory_write'): Promise<Decision> {
-  const decision = await h.pipeline.decide({ agent, surface, content });
-  await h.recorder.flush();
+async function guard(h: TestGateway, agent: string, content: string, surface: GuardCall['surface'] = 'memory_write'): Promise<Decision> {
+  const decision = await h.app.services.pipeline.decide({ agent, surface, content });
+  await h.app.services.recorder.flush();
   return decision;
 }
 
-const post = (h: Harness, pathname: string, body: unknown, token?: string) =>
+const post = (h: TestGateway, pathname: string, body: unknown, token?: string) =>
   h.request(pathname, { method: 'POST', json: body, ...(token === undefined ? {} : { token }) });
 
-async function label(h: Harness, body: Record<string, unknown>): Promise<any> {
+async function label(h: TestGateway, body: Record<string, unknown>): Promise<any> {
   const response = await post(h, '/api/guardrails/feedback', body);
   expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
   return response.json();
 }
 
-async function getJson(h: Harness, pathname: string): Promise<any> {
+async function getJson(h: TestGateway, pathname: string): Promise<any> {
   const response = await h.request(pathname);
   expect(response.status, pathname).toBe(200);
   return response.json();
@@ -175,7 +42,7 @@ async function expectProblem(response: Response, status: number, field?: string)
 }
 
 /** A recorded decision written directly, for reports whose figures must be exact. */
-function trace(h: Harness, row: Partial<TraceRow> & { agent: string }): TraceRow {
+function trace(h: TestGateway, row: Partial<TraceRow> & { agent: string }): TraceRow {
   return {
     id: newId('dec'),
     at: h.clock.now().toISOString(),
@@ -202,13 +69,12 @@ function trace(h: Harness, row: Partial<TraceRow> & { agent: string }): TraceRow
   };
 }
 
-describe.each(['sqlite', 'postgres'] as const)('guardrail feedback over HTTP (%s)', (dialect) => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await start(dialect);
-  });
-  afterAll(async () => {
-    await h?.close();
+describe.each(DIALECTS)('guardrail feedback over HTTP (%s)', (dialect) => {
+  // Generous budgets: a first regex compile must not turn a check into a degraded one here.
+  const ctx = withGateway({ dialect, overrides: { enforcement_budget_ms: 10_000, detector_timeout_ms: 5_000 } });
+  let h: TestGateway;
+  beforeAll(() => {
+    h = ctx.gateway;
   });
 
   it('labels what a decision detected, copying agent, surface and content digest from it (audited)', async () => {
@@ -280,7 +146,9 @@ describe.each(['sqlite', 'postgres'] as const)('guardrail feedback over HTTP (%s
   });
 
   it('needs the operator role to label or suppress', async () => {
-    const viewer = (await h.tokens.mint({ name: 'viewer', role: 'viewer', owner: 'tests', createdBy: 'test', ttlDays: null }, 'test')).token;
+    const minted = await post(h, '/api/tokens', { name: 'viewer', role: 'viewer' });
+    expect(minted.status).toBe(201);
+    const viewer = ((await minted.json()) as { token: string }).token;
     expect((await h.request('/api/guardrails/feedback', { token: viewer })).status).toBe(200);
     await expectProblem(await post(h, '/api/guardrails/feedback', { decision_id: 'dec_x', label: 'true_positive' }, viewer), 403);
     await expectProblem(await post(h, '/api/guardrails/suppressions', { feedback_id: 'gfb_x' }, viewer), 403);
@@ -348,14 +216,17 @@ describe.each(['sqlite', 'postgres'] as const)('guardrail feedback over HTTP (%s
   });
 
   it('a false positive plus a suppression stops the same finding recurring for that agent, not for others, and precision moves', async () => {
+    const { pipeline, recorder } = h.app.services;
+    // Registered agents: their findings have their own subject (a shadow agent's is agent:None).
+    for (const slug of ['reg-e2e-a', 'reg-e2e-b']) expect((await post(h, '/api/agents', { slug, owner_email: 'owner@example.com' })).status).toBe(201);
     const call = (agent: string): GuardCall => ({ agent, surface: 'memory_write', content: EMAIL_NOTE });
     const findingFor = async (agent: string) => {
-      await h.recorder.flush();
+      await recorder.flush();
       const items = (await getJson(h, '/api/findings?type=guardrail_detection&limit=500')).items.filter((item: any) => item.subject === `agent:${agent}`);
       expect(items.length).toBeLessThanOrEqual(1);
       return items[0];
     };
-    const first = await h.pipeline.decide(call('reg-e2e-a'));
+    const first = await pipeline.decide(call('reg-e2e-a'));
     const raised = await findingFor('reg-e2e-a');
     expect(raised).toMatchObject({ occurrences: 1, evidence: { entity: 'PII.EMAIL', detector: 'pii.native' } });
 
@@ -368,16 +239,16 @@ describe.each(['sqlite', 'postgres'] as const)('guardrail feedback over HTTP (%s
     expect(afterLabel.agents).toEqual([{ agent: 'reg-e2e-a', tp: 0, fp: 1, fn: 0, precision: 0 }]);
 
     expect((await post(h, '/api/guardrails/suppressions', { feedback_id: feedback.id, scope: 'agent' })).status).toBe(201);
-    const again = await h.pipeline.decide(call('reg-e2e-a'));
+    const again = await pipeline.decide(call('reg-e2e-a'));
     // The verdict is unchanged: a suppression is about findings only.
     expect(again.verdict).toBe(first.verdict);
     expect(await findingFor('reg-e2e-a')).toMatchObject({ id: raised.id, occurrences: 1 });
     // Another agent still raises it.
-    await h.pipeline.decide(call('reg-e2e-b'));
+    await pipeline.decide(call('reg-e2e-b'));
     expect(await findingFor('reg-e2e-b')).toMatchObject({ occurrences: 1, evidence: { entity: 'PII.EMAIL' } });
 
-    const secondDecision = await h.pipeline.decide({ ...call('reg-e2e-a'), content: 'Store: my private address is joe@example.org' });
-    await h.recorder.flush();
+    const secondDecision = await pipeline.decide({ ...call('reg-e2e-a'), content: 'Store: my private address is joe@example.org' });
+    await recorder.flush();
     await label(h, { decision_id: secondDecision.decision_id, label: 'true_positive' });
     expect((await getJson(h, '/api/guardrails/precision?agent=reg-e2e-a')).total).toEqual({ tp: 1, fp: 1, fn: 0, precision: 0.5 });
   });

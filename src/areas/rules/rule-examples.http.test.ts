@@ -3,12 +3,13 @@
 // the live policy or a candidate text over its examples (a missing rule fails every example that
 // expects it to fire), deleting (audited), and every route answering malformed input with a 4xx
 // problem. Decisions are trace rows written with the pipeline's own facts serializer (storeFacts),
-// as the gateway records them. Until app.ts registers the routes, they are served by the gateway's
-// own HTTP plugins on a fresh database (test/helpers/rule-areas.ts).
+// as the gateway records them. Served by the real gateway (test/helpers/gateway.ts).
 import { stringify } from 'yaml';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
-import { auditCount, auditOf, malformedRequestFailures, withAreaServer, type AreaServer } from '../../../test/helpers/rule-areas.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditCount, auditOf } from '../../../test/helpers/audit.js';
+import { malformedRequestFailures } from '../../../test/helpers/fuzz-area.js';
+import { DIALECTS, json, withGateway, type TestGateway } from '../../../test/helpers/gateway.js';
 import { businessRulesPack } from '../business/pack.js';
 import type { Detection } from '../../engine/detectors/types.js';
 import { newId } from '../../infra/lib/ids.js';
@@ -17,24 +18,16 @@ import { plainFacts, storeFacts } from '../../engine/policy/facts.js';
 import { SHIPPED_PACKS } from '../../engine/policy/packs/index.js';
 import { parsePack } from '../../engine/policy/parse.js';
 import type { Pack } from '../../engine/policy/schema.js';
-import type { Dialect } from '../../infra/store/db.js';
-import { ruleExampleRoutes } from './routes.js';
-import { RuleExampleService } from './service.js';
 
-const DIALECTS: Dialect[] = ['sqlite', 'postgres'];
-const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
-
-const refundPack = (threshold: number): Pack =>
-  businessRulesPack([
-    { key: 'refund_over_500', definition: { tools: ['*refund*'], conditions: [{ path: 'amount', op: 'gt', value: threshold, unit: 'USD' }], effect: 'escalate', approver: 'manager' }, agent: null, mode: 'enforce' },
-  ]);
+const refundDefinition = (threshold: number) => ({ tools: ['*refund*'], conditions: [{ path: 'amount', op: 'gt' as const, value: threshold, unit: 'USD' }], effect: 'escalate' as const, approver: 'manager' });
+const refundPack = (threshold: number): Pack => businessRulesPack([{ key: 'refund_over_500', definition: refundDefinition(threshold), agent: null, mode: 'enforce' }]);
 
 const facts = (overrides: Partial<CallFacts>): CallFacts => ({ ...plainFacts('tool_args', 'shop-bot'), ...overrides });
 
 /** A recorded decision as the recorder writes it; `null` facts stand for a row recorded before facts were kept. */
-async function recordDecision(server: AreaServer<unknown>, callFacts: CallFacts | null): Promise<string> {
+async function recordDecision(gateway: TestGateway, callFacts: CallFacts | null): Promise<string> {
   const id = newId('dec');
-  await server.store.db
+  await gateway.store.db
     .insertInto('traces')
     .values({
       id,
@@ -65,32 +58,33 @@ async function recordDecision(server: AreaServer<unknown>, callFacts: CallFacts 
 }
 
 describe.each(DIALECTS)('rule examples over HTTP (%s)', (dialect) => {
-  const live = new Map<string, Pack>([...SHIPPED_PACKS.map((text) => parsePack(text)).map((pack): [string, Pack] => [pack.key, pack]), ['business-rules', refundPack(500)]]);
-  const ctx = withAreaServer(dialect, async (app, { store, audit, clock }) => {
-    const service = new RuleExampleService({ store, audit, clock, livePack: (key) => live.get(key) });
-    await app.register(ruleExampleRoutes, { ruleExamples: service });
-    return { service };
+  const ctx = withGateway({ dialect });
+  beforeAll(async () => {
+    // The live business-rules policy the checks read: the refund rule over 500 dollars, enforced.
+    const saved = await ctx.gateway.request('/api/business/rules', { method: 'POST', json: { definition: { key: 'refund_over_500', ...refundDefinition(500), mode: 'enforce' } } });
+    expect(saved.status).toBe(200);
+    expect(ctx.gateway.app.services.policyRegistry.pack('business-rules')?.rules).toEqual(refundPack(500).rules);
   });
   const examples = (ruleId: string) => `/api/rules/${ruleId}/examples`;
-  const pin = (ruleId: string, body: unknown) => ctx.server.request(examples(ruleId), { method: 'POST', json: body });
-  const check = (ruleId: string, body: unknown) => ctx.server.request(`${examples(ruleId)}/check`, { method: 'POST', json: body });
+  const pin = (ruleId: string, body: unknown) => ctx.gateway.request(examples(ruleId), { method: 'POST', json: body });
+  const check = (ruleId: string, body: unknown) => ctx.gateway.request(`${examples(ruleId)}/check`, { method: 'POST', json: body });
 
   it('pins decisions with their facts, lists them newest first, and the copy outlives the trace', async () => {
-    const big = await recordDecision(ctx.server, facts({ tool: 'refund_order', args: { amount: 750, note: 'dropped: text is not recorded' } }));
-    const small = await recordDecision(ctx.server, facts({ tool: 'refund_order', args: { amount: 100 } }));
+    const big = await recordDecision(ctx.gateway, facts({ tool: 'refund_order', args: { amount: 750, note: 'dropped: text is not recorded' } }));
+    const small = await recordDecision(ctx.gateway, facts({ tool: 'refund_order', args: { amount: 100 } }));
     const first = await pin('business.refund_over_500', { decision_id: big, fires: true, sample: 'a 750 dollar refund' });
     expect(first.status).toBe(201);
     const pinned = await json(first);
     expect(pinned).toMatchObject({ rule_id: 'business.refund_over_500', decision_id: big, fires: true, sample: 'a 750 dollar refund', surface: 'tool_args', agent: 'shop-bot', tool: 'refund_order', entities: [] });
     expect(pinned.id).toMatch(/^rex_/);
-    expect(await auditOf(ctx.server.store, pinned.id)).toEqual([
+    expect(await auditOf(ctx.gateway, pinned.id)).toEqual([
       expect.objectContaining({ action: 'rule_example.create', detail: { rule_id: 'business.refund_over_500', decision_id: big, fires: true } }),
     ]);
     expect((await pin('business.refund_over_500', { decision_id: small, fires: false })).status).toBe(201);
-    const list = await json(ctx.server.request(examples('business.refund_over_500')));
+    const list = await json(ctx.gateway.request(examples('business.refund_over_500')));
     expect(list.items.map((item: { decision_id: string }) => item.decision_id)).toEqual([small, big]);
     // Retention may delete the trace: the example keeps its own copy of the facts.
-    await ctx.server.store.db.deleteFrom('traces').where('id', '=', big).execute();
+    await ctx.gateway.store.db.deleteFrom('traces').where('id', '=', big).execute();
     const result = await json(check('business.refund_over_500', { policy: 'business-rules' }));
     expect(result).toMatchObject({ source: 'live', rule_found: true, rule_enabled: true, passed: true, note: null });
     expect(result.results).toEqual([
@@ -100,14 +94,14 @@ describe.each(DIALECTS)('rule examples over HTTP (%s)', (dialect) => {
   });
 
   it('checks a candidate policy text: a higher threshold fails the example that should fire', async () => {
-    const before = await auditCount(ctx.server.store);
+    const before = await auditCount(ctx.gateway);
     const result = await json(check('business.refund_over_500', { policy: 'business-rules', body: stringify(refundPack(1000)) }));
     expect(result).toMatchObject({ source: 'candidate', rule_found: true, passed: false });
     expect(result.results.map((item: { ok: boolean; expected_fires: boolean }) => [item.expected_fires, item.ok])).toEqual([
       [true, false],
       [false, true],
     ]);
-    expect(await auditCount(ctx.server.store)).toBe(before);
+    expect(await auditCount(ctx.gateway)).toBe(before);
   });
 
   it('a rule missing from the policy fails every example that expects it to fire, and says so', async () => {
@@ -120,13 +114,13 @@ describe.each(DIALECTS)('rule examples over HTTP (%s)', (dialect) => {
   });
 
   it('checks a shipped rule over detections and capability facts', async () => {
-    const denied = await recordDecision(ctx.server, facts({ tool: 'send_email', args: {}, capability: new Set(['denied', 'not_declared']) }));
-    const granted = await recordDecision(ctx.server, facts({ tool: 'send_email', args: {}, capability: new Set(['granted']) }));
+    const denied = await recordDecision(ctx.gateway, facts({ tool: 'send_email', args: {}, capability: new Set(['denied', 'not_declared']) }));
+    const granted = await recordDecision(ctx.gateway, facts({ tool: 'send_email', args: {}, capability: new Set(['granted']) }));
     await pin('capability.denied', { decision_id: denied, fires: true });
     await pin('capability.denied', { decision_id: granted, fires: false });
     expect(await json(check('capability.denied', { policy: 'agent-boundaries' }))).toMatchObject({ passed: true, rule_found: true });
     const injected: Detection = { entity: 'INJECTION.INSTRUCTION_OVERRIDE', score: 0.9, start: 0, end: 5, explanation: 'test', detector: 'injection.heuristic' };
-    const input = await recordDecision(ctx.server, facts({ surface: 'input', detections: [injected] }));
+    const input = await recordDecision(ctx.gateway, facts({ surface: 'input', detections: [injected] }));
     const pinned = await json(pin('injection.block_input', { decision_id: input, fires: true }));
     expect(pinned.entities).toEqual(['INJECTION.INSTRUCTION_OVERRIDE']);
     await pin('injection.block_input', { decision_id: denied, fires: false });
@@ -135,11 +129,11 @@ describe.each(DIALECTS)('rule examples over HTTP (%s)', (dialect) => {
 
   it('refuses an unknown decision (404), one without facts (422), and a second pin of the same decision (409)', async () => {
     expect((await pin('business.refund_over_500', { decision_id: 'dec_unknown', fires: true })).status).toBe(404);
-    const old = await recordDecision(ctx.server, null);
+    const old = await recordDecision(ctx.gateway, null);
     const refused = await pin('business.refund_over_500', { decision_id: old, fires: true });
     expect(refused.status).toBe(422);
     expect((await json(refused)).detail).toMatch(/no recorded facts/);
-    const once = await recordDecision(ctx.server, facts({ tool: 'refund_order', args: { amount: 600 } }));
+    const once = await recordDecision(ctx.gateway, facts({ tool: 'refund_order', args: { amount: 600 } }));
     expect((await pin('business.refund_over_500', { decision_id: once, fires: true })).status).toBe(201);
     expect((await pin('business.refund_over_500', { decision_id: once, fires: false })).status).toBe(409);
   });
@@ -156,30 +150,31 @@ describe.each(DIALECTS)('rule examples over HTTP (%s)', (dialect) => {
   });
 
   it('deletes an example (audited); an unknown one, or one of another rule, is a 404', async () => {
-    const decision = await recordDecision(ctx.server, facts({ tool: 'refund_order', args: { amount: 900 } }));
+    const decision = await recordDecision(ctx.gateway, facts({ tool: 'refund_order', args: { amount: 900 } }));
     const example = await json(pin('business.other_rule', { decision_id: decision, fires: true }));
-    expect((await ctx.server.request(`${examples('business.refund_over_500')}/${example.id}`, { method: 'DELETE' })).status).toBe(404);
-    const removed = await ctx.server.request(`${examples('business.other_rule')}/${example.id}`, { method: 'DELETE' });
+    expect((await ctx.gateway.request(`${examples('business.refund_over_500')}/${example.id}`, { method: 'DELETE' })).status).toBe(404);
+    const removed = await ctx.gateway.request(`${examples('business.other_rule')}/${example.id}`, { method: 'DELETE' });
     expect(removed.status).toBe(200);
     expect((await json(removed)).id).toBe(example.id);
-    expect((await auditOf(ctx.server.store, example.id)).map((entry) => entry.action)).toEqual(['rule_example.create', 'rule_example.delete']);
-    expect((await json(ctx.server.request(examples('business.other_rule')))).items).toEqual([]);
-    expect((await ctx.server.request(`${examples('business.other_rule')}/${example.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await auditOf(ctx.gateway, example.id)).map((entry) => entry.action)).toEqual(['rule_example.create', 'rule_example.delete']);
+    expect((await json(ctx.gateway.request(examples('business.other_rule')))).items).toEqual([]);
+    expect((await ctx.gateway.request(`${examples('business.other_rule')}/${example.id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
   it('needs the operator role to pin and the viewer role to read', async () => {
-    expect((await ctx.server.request(examples('capability.denied'), { token: ctx.server.viewerToken })).status).toBe(200);
-    expect((await ctx.server.request(examples('capability.denied'), { method: 'POST', token: ctx.server.viewerToken, json: { decision_id: 'x', fires: true } })).status).toBe(403);
-    expect((await ctx.server.request(examples('not-a-rule-id'))).status).toBe(400);
+    const viewer = (await json(ctx.gateway.request('/api/tokens', { method: 'POST', json: { name: 'viewer', role: 'viewer' } }))).token;
+    expect((await ctx.gateway.request(examples('capability.denied'), { token: viewer })).status).toBe(200);
+    expect((await ctx.gateway.request(examples('capability.denied'), { method: 'POST', token: viewer, json: { decision_id: 'x', fires: true } })).status).toBe(403);
+    expect((await ctx.gateway.request(examples('not-a-rule-id'))).status).toBe(400);
   });
 
   it('describes its routes in valid OpenAPI and answers every malformed request with a 4xx problem, changing nothing', async () => {
-    const before = await auditCount(ctx.server.store);
-    const { failures, operations: count, document } = await malformedRequestFailures(ctx.server);
+    const before = await auditCount(ctx.gateway);
+    const { failures, operations: count, document } = await malformedRequestFailures(ctx.gateway, '/api/rules');
     const validation = await new Validator().validate(structuredClone(document) as any);
     expect(validation.errors ?? []).toEqual([]);
     expect(count).toBe(4);
     expect(failures).toEqual([]);
-    expect(await auditCount(ctx.server.store)).toBe(before);
+    expect(await auditCount(ctx.gateway)).toBe(before);
   });
 });
