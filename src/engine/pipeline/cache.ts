@@ -24,6 +24,8 @@ export interface DetectionCacheOptions {
   maxTextChars: number;
 }
 
+// Kept over lru-cache: one cache under one budget needs a surface-and-text key, and building and
+// hashing that key made lookups 8–20x slower (bench/caches.ts).
 export class DetectionCache {
   private readonly bySurface = new Map<Surface, Map<string, Entry>>();
   private chars = 0;

@@ -4,10 +4,12 @@
 // The cache is keyed by the presented value, so a hit costs no digest; a sweep drops entries
 // soon after they lapse, so presented values do not linger in memory. Last-use times are
 // collected in memory and written in one batch.
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import { SECRET_PREFIX, digestSecret } from '../lib/secrets.js';
 import type { Store } from '../store/db.js';
 import type { Principal } from './principal.js';
+import { findActiveAgentCredentialByHash, findActiveTokenByHash, markAgentCredentialsUsed, markTokensUsed } from './store.js';
 
 interface CacheEntry {
   principal: Principal;
@@ -21,8 +23,10 @@ const USAGE_FLUSH_MS = 15_000;
 const SWEEP_MS = 5_000;
 
 export class CredentialResolver {
-  private readonly cache = new Map<string, CacheEntry>();
   private readonly rawByHash = new Map<string, string>();
+  // Least recently used goes first when full, so a burst of new credentials does not send every
+  // busy one back to the database; an entry leaving takes its reverse index along.
+  private readonly cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHED, dispose: (entry) => this.rawByHash.delete(entry.hash) });
   private readonly usedTokens = new Set<string>();
   private readonly usedCredentials = new Set<string>();
   private readonly timers: NodeJS.Timeout[];
@@ -69,10 +73,6 @@ export class CredentialResolver {
     const nowMs = this.clock.now().getTime();
     const expiresAtMs = principal.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(principal.expiresAt);
     if (expiresAtMs <= nowMs) return null;
-    if (this.cache.size >= MAX_CACHED) {
-      this.cache.clear();
-      this.rawByHash.clear();
-    }
     this.cache.set(raw, { principal, hash, expiresAtMs, cachedUntilMs: nowMs + this.cacheMs });
     this.rawByHash.set(hash, raw);
     this.noteUse(principal);
@@ -94,20 +94,13 @@ export class CredentialResolver {
 
   private sweep(): void {
     const nowMs = this.clock.now().getTime();
-    for (const [raw, entry] of this.cache) {
-      if (entry.cachedUntilMs > nowMs) continue;
-      this.cache.delete(raw);
-      this.rawByHash.delete(entry.hash);
-    }
+    const lapsed: string[] = [];
+    for (const [raw, entry] of this.cache.entries()) if (entry.cachedUntilMs <= nowMs) lapsed.push(raw);
+    for (const raw of lapsed) this.cache.delete(raw);
   }
 
   private async lookupToken(hash: string): Promise<Principal | null> {
-    const row = await this.store.db
-      .selectFrom('api_tokens')
-      .selectAll()
-      .where('token_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await findActiveTokenByHash(this.store.db, hash);
     if (row === undefined) return null;
     const common = { tokenId: row.id, tokenHash: hash, name: row.name, owner: row.owner, expiresAt: row.expires_at };
     if (row.kind === 'traffic' || row.role === null) return { kind: 'traffic', ...common };
@@ -115,12 +108,7 @@ export class CredentialResolver {
   }
 
   private async lookupAgent(hash: string): Promise<Principal | null> {
-    const row = await this.store.db
-      .selectFrom('agent_credentials')
-      .selectAll()
-      .where('secret_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = await findActiveAgentCredentialByHash(this.store.db, hash);
     if (row === undefined) return null;
     return {
       kind: 'agent',
@@ -144,14 +132,10 @@ export class CredentialResolver {
     this.usedTokens.clear();
     this.usedCredentials.clear();
     if (tokens.length > 0) {
-      await this.store.db.updateTable('api_tokens').set({ last_used_at: at }).where('id', 'in', tokens).execute();
+      await markTokensUsed(this.store.db, tokens, at);
     }
     if (credentials.length > 0) {
-      await this.store.db
-        .updateTable('agent_credentials')
-        .set({ last_used_at: at })
-        .where('id', 'in', credentials)
-        .execute();
+      await markAgentCredentialsUsed(this.store.db, credentials, at);
     }
   }
 }

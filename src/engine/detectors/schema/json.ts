@@ -10,6 +10,7 @@
 import { Buffer } from 'node:buffer';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { LRUCache } from 'lru-cache';
 import type { Detection, DetectContext, Detector } from '../types.js';
 import { locatePointer, type LocateBudget } from './json-locate.js';
 
@@ -32,7 +33,7 @@ type CompiledSchema = { validate: ValidateFunction } | { error: Error };
 let ajvInstance: Ajv | undefined;
 let compiledCount = 0;
 const compiledBySchemaObject = new WeakMap<object, CompiledSchema>();
-const compiledBySchemaText = new Map<string, CompiledSchema>();
+const compiledBySchemaText = new LRUCache<string, CompiledSchema>({ max: SCHEMA_LRU_SIZE });
 
 function ajv(): Ajv {
   if (ajvInstance === undefined) {
@@ -98,19 +99,9 @@ function compiledFor(schema: Record<string, unknown>): CompiledSchema {
 
   const text = schemaText(schema);
   let compiled = text === undefined ? undefined : compiledBySchemaText.get(text);
-  if (compiled !== undefined && text !== undefined) {
-    // Refresh its place in the LRU: a Map iterates in insertion order, oldest first.
-    compiledBySchemaText.delete(text);
-    compiledBySchemaText.set(text, compiled);
-  } else {
+  if (compiled === undefined) {
     compiled = compile(schema);
-    if (text !== undefined) {
-      compiledBySchemaText.set(text, compiled);
-      if (compiledBySchemaText.size > SCHEMA_LRU_SIZE) {
-        const oldest = compiledBySchemaText.keys().next().value;
-        if (oldest !== undefined) compiledBySchemaText.delete(oldest);
-      }
-    }
+    if (text !== undefined) compiledBySchemaText.set(text, compiled);
   }
   compiledBySchemaObject.set(schema, compiled);
   return compiled;

@@ -1,7 +1,8 @@
 // HTTP arguments: which host a request goes to, whether it reads or writes, and whether the host is
 // one the operator knows or an internal address an agent should never reach (SSRF). Uses the
-// WHATWG URL parser, which also normalises the tricks (decimal and hex IPv4, IPv4-mapped IPv6).
-// No I/O here: hosts are judged by name, never resolved.
+// WHATWG URL parser, which also normalises the tricks (decimal and hex IPv4, IPv4-mapped IPv6), and
+// ipaddr.js for the address ranges. No I/O here: hosts are judged by name, never resolved.
+import ipaddr from 'ipaddr.js';
 import type { BlastRadius, Sink } from './types.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -45,49 +46,60 @@ export function internalHost(host: string): { why: string; metadata: boolean } |
   if (name === 'localhost' || name.endsWith('.localhost')) return { why: 'loopback', metadata: false };
   if (name.endsWith('.internal') || name.endsWith('.local') || name.endsWith('.lan')) return { why: 'an internal name', metadata: false };
   if (name.startsWith('[')) return internalIpv6(name.slice(1, -1));
-  const octets = ipv4(name);
-  return octets ? internalIpv4(octets) : null;
+  // A host from a shell command is not normalised by the URL parser: ipaddr.js reads the same
+  // shorthand forms (127.1, 2130706433, 0x7f.0.0.1, 0177.0.0.1) as the system resolver would.
+  // Every IPv4 form starts with a digit: names skip the parser (which throws on them).
+  const first = name.charCodeAt(0);
+  if (first < 48 || first > 57) return null;
+  const address = parseOrNull(ipaddr.IPv4, name);
+  return address === null ? null : internalIpv4(address);
 }
 
-function ipv4(name: string): number[] | null {
-  const parts = name.split('.');
-  if (parts.length !== 4) return null;
-  const octets: number[] = [];
-  for (const part of parts) {
-    if (part.length === 0 || part.length > 3) return null;
-    const value = Number(part);
-    if (!Number.isInteger(value) || value < 0 || value > 255) return null;
-    octets.push(value);
+/** One parse, no isValid first: that would parse twice. */
+function parseOrNull<T>(family: { parse(text: string): T }, text: string): T | null {
+  try {
+    return family.parse(text);
+  } catch {
+    return null;
   }
-  return octets;
 }
 
-function internalIpv4([a = 0, b = 0]: number[]): { why: string; metadata: boolean } | null {
-  if (a === 169 && b === 254) return { why: 'a link-local cloud metadata address', metadata: true };
-  if (a === 127) return { why: 'loopback', metadata: false };
-  if (a === 0) return { why: 'this host (0.0.0.0/8)', metadata: false };
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return { why: 'a private address', metadata: false };
-  if (a === 100 && b >= 64 && b <= 127) return { why: 'a carrier-grade NAT address', metadata: false };
-  return null;
+function internalIpv4(address: ipaddr.IPv4): { why: string; metadata: boolean } | null {
+  switch (address.range()) {
+    case 'linkLocal':
+      return { why: 'a link-local cloud metadata address', metadata: true };
+    case 'loopback':
+      return { why: 'loopback', metadata: false };
+    case 'unspecified':
+      return { why: 'this host (0.0.0.0/8)', metadata: false };
+    case 'private':
+      return { why: 'a private address', metadata: false };
+    case 'carrierGradeNat':
+      return { why: 'a carrier-grade NAT address', metadata: false };
+    default:
+      return null;
+  }
 }
 
-function internalIpv6(address: string): { why: string; metadata: boolean } | null {
-  if (address === '::1' || address === '::') return { why: 'loopback', metadata: false };
-  if (address === 'fd00:ec2::254') return { why: 'a cloud metadata address', metadata: true };
-  if (address.startsWith('fc') || address.startsWith('fd')) return { why: 'a private (ULA) address', metadata: false };
-  if (address.startsWith('fe8') || address.startsWith('fe9') || address.startsWith('fea') || address.startsWith('feb')) {
-    return { why: 'a link-local address', metadata: false };
+const EC2_METADATA_V6 = ipaddr.IPv6.parse('fd00:ec2::254');
+
+function internalIpv6(text: string): { why: string; metadata: boolean } | null {
+  const address = text.includes(':') ? parseOrNull(ipaddr.IPv6, text) : null;
+  if (address === null) return null;
+  switch (address.range()) {
+    case 'loopback':
+    case 'unspecified':
+      return { why: 'loopback', metadata: false };
+    case 'uniqueLocal':
+      return address.match(EC2_METADATA_V6, 128) ? { why: 'a cloud metadata address', metadata: true } : { why: 'a private (ULA) address', metadata: false };
+    case 'linkLocal':
+      return { why: 'a link-local address', metadata: false };
+    // IPv4-mapped (::ffff:127.0.0.1, which the URL parser writes ::ffff:7f00:1): judged as the IPv4 address.
+    case 'ipv4Mapped':
+      return internalIpv4(address.toIPv4Address());
+    default:
+      return null;
   }
-  // IPv4-mapped: the URL parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1.
-  if (address.startsWith('::ffff:')) {
-    const groups = address.slice(7).split(':');
-    if (groups.length === 2) {
-      const high = parseInt(groups[0] ?? '', 16);
-      const low = parseInt(groups[1] ?? '', 16);
-      if (Number.isFinite(high) && Number.isFinite(low)) return internalIpv4([high >> 8, high & 255, low >> 8, low & 255]);
-    }
-  }
-  return null;
 }
 
 export interface HostJudgement {
