@@ -299,7 +299,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
     ]);
   }
-  registerJobHandlers(worker, { evidenceBuild: evidence.handleJob });
+  registerJobHandlers(worker, [evidence.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;

@@ -135,6 +135,11 @@ export class EvidenceService {
   }
 
   /** The `evidence.build` job: builds and stores a package whose build in the request failed. */
+  /** The job kinds this area runs, for the composition root to register with every worker. */
+  jobHandlers(): Record<string, JobHandler> {
+    return { [EVIDENCE_JOB]: this.handleJob };
+  }
+
   readonly handleJob: JobHandler = async ({ job, payload }) => {
     const id = typeof payload.package_id === 'string' ? payload.package_id : '';
     const row = await this.row(id);

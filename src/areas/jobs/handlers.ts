@@ -1,13 +1,8 @@
-// Every job kind a worker runs, registered in one place for the gateway's in-process worker and
-// for `parapet worker`. Test-only kinds are registered only when PARAPET_TEST_JOB_KINDS names them.
+// Registers the job kinds each area hands over (`<area>.jobHandlers()`, gathered by the composition
+// root for the gateway's in-process worker and for `parapet worker`). Test-only kinds are
+// registered only when PARAPET_TEST_JOB_KINDS names them.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EVIDENCE_JOB } from '../evidence/service.js';
 import type { JobHandler, Worker } from '../../infra/jobs/worker.js';
-
-export interface JobHandlers {
-  /** `evidence.build`: builds a package whose build in the request failed transiently, or a retried dead one. */
-  evidenceBuild: JobHandler;
-}
 
 /** Longest `test.sleep` accepted: a test kind must never hold a worker for long. */
 const MAX_TEST_SLEEP_MS = 60_000;
@@ -24,8 +19,8 @@ const testSleep: JobHandler = async ({ payload, workerId, signal }) => {
 
 const TEST_KINDS: Record<string, JobHandler> = { 'test.sleep': testSleep };
 
-export function registerJobHandlers(worker: Worker, handlers: JobHandlers, env: NodeJS.ProcessEnv = process.env): Worker {
-  worker.register(EVIDENCE_JOB, handlers.evidenceBuild);
+export function registerJobHandlers(worker: Worker, areas: ReadonlyArray<Record<string, JobHandler>>, env: NodeJS.ProcessEnv = process.env): Worker {
+  for (const handlers of areas) for (const [kind, handler] of Object.entries(handlers)) worker.register(kind, handler);
   const wanted = (env.PARAPET_TEST_JOB_KINDS ?? '').split(',').map((kind) => kind.trim());
   for (const kind of wanted) {
     const handler = TEST_KINDS[kind];
