@@ -10,7 +10,7 @@ import {
   type ActionInput,
   type BlastRadius,
 } from './index.js';
-import { sqlShape, type SqlParserLike } from './sql.js';
+import { parenthesesBalance, sqlShape, type SqlParserLike } from './sql.js';
 
 /** One tool call: `call('db.query', { query: '…' })`. */
 function call(tool: string, args: Record<string, unknown>, extra: Partial<ActionInput> = {}): ActionFacts {
@@ -444,6 +444,26 @@ describe('limits and adversarial input', () => {
     expect(ms).toBeLessThan(1000);
     expect(result.unanalysable).toEqual(['query: sql argument over 64 KB']);
     expect(result.blastRadius).toBe('total');
+  });
+
+  it('fails closed on unclosed parentheses, quickly (the PostgreSQL grammar backtracks exponentially over them)', () => {
+    for (const query of ['SELECT ' + '('.repeat(12) + ';', 'SELECT ' + '(x+'.repeat(12) + ';', `DELETE FROM t WHERE id IN ${'('.repeat(40)}`]) {
+      const { result, ms } = timed(() => sql(query));
+      expect(ms).toBeLessThan(500);
+      expect(result.unanalysable).toEqual(['query: sql did not parse']);
+      expect(result.blastRadius).toBe('total');
+    }
+    // Many such arguments in one call stay cheap too.
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`q${i}`, `SELECT ${'('.repeat(4 + (i % 5))}${i};`]));
+    const { ms } = timed(() => call('db.query', many));
+    expect(ms).toBeLessThan(1500);
+  });
+
+  it('counts parentheses outside literals and comments', () => {
+    expect(parenthesesBalance("SELECT count(*) FROM t WHERE a = '(' -- )\n")).toBe(true);
+    expect(parenthesesBalance('SELECT (a /* ) */ + 1')).toBe(false);
+    expect(parenthesesBalance('SELECT ((1)')).toBe(false);
+    expect(parenthesesBalance("SELECT 'x")).toBe(false);
   });
 
   it('fails closed on a 1 MB command line, quickly', () => {

@@ -18,6 +18,34 @@ const DIALECTS = ['MySQL', 'PostgresQL'] as const;
 /** Above this size only the first dialect is tried: parsing costs ~3 ms per KB. */
 const RETRY_LIMIT_CHARS = 8192;
 
+/**
+ * Whether the parentheses outside literals and comments balance. The PostgreSQL grammar backtracks
+ * exponentially over unclosed parentheses (`SELECT ((((((((((((;` takes seconds), and SQL whose
+ * parentheses do not balance cannot parse in any dialect, so such text gets no second attempt and
+ * fails closed. A miscount only skips the retry: the statement then fails closed, never open.
+ */
+export function parenthesesBalance(text: string): boolean {
+  let depth = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === "'" || char === '"' || char === '`') {
+      const end = text.indexOf(char, index + 1);
+      if (end < 0) return false;
+      index = end;
+    } else if (char === '-' && text[index + 1] === '-') {
+      const end = text.indexOf('\n', index);
+      if (end < 0) break;
+      index = end;
+    } else if (char === '/' && text[index + 1] === '*') {
+      const end = text.indexOf('*/', index + 2);
+      if (end < 0) return false;
+      index = end + 1;
+    } else if (char === '(') depth += 1;
+    else if (char === ')' && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
 let parser: SqlParserLike | null = null;
 let loading: Promise<boolean> | null = null;
 
@@ -184,7 +212,7 @@ export function analyseSql(sink: Sink, argument: string, text: string, truncated
         break;
       } catch {
         // Also catches RangeError: deeply nested parentheses overflow the parser's stack.
-        if (text.length > RETRY_LIMIT_CHARS) break;
+        if (text.length > RETRY_LIMIT_CHARS || !parenthesesBalance(text)) break;
       }
     }
     found = ast === undefined ? null : classifyAll(ast);
