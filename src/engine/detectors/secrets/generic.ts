@@ -4,6 +4,7 @@
 // material. Hot path: no I/O here. One linear keyword regex finds anchors; everything after that is
 // a bounded walk (identifier ≤ 80 chars, value ≤ 300 chars) from each anchor.
 import type { SecretEntity } from './patterns.js';
+import { formatsForWords, PUBLIC_EXAMPLE_VALUES, VENDOR_FORMAT_KEYWORDS, type CompiledVendorFormat } from './gitleaks-data.js';
 import {
   basicAuthVerdict,
   characterClasses,
@@ -317,7 +318,25 @@ const VENDOR_WORDS = new Set([
   'webhook',
 ]);
 
-const ANCHOR = new RegExp([...SECRET_STEMS, ...[...VENDOR_WORDS].filter((w) => w.length >= 4)].join('|'), 'gi');
+const ANCHOR = new RegExp(
+  [...new Set([...SECRET_STEMS, ...[...VENDOR_WORDS].filter((w) => w.length >= 4), ...VENDOR_FORMAT_KEYWORDS.filter((w) => w.length >= 4)])]
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('|'),
+  'gi',
+);
+
+// Vendor formats per name; names repeat, so remember them like NAME_CACHE below.
+const FORMAT_CACHE = new Map<string, CompiledVendorFormat[]>();
+
+function vendorFormats(identifier: string): CompiledVendorFormat[] {
+  let formats = FORMAT_CACHE.get(identifier);
+  if (formats === undefined) {
+    formats = formatsForWords(splitIdentifier(identifier));
+    if (FORMAT_CACHE.size >= 2048) FORMAT_CACHE.clear();
+    FORMAT_CACHE.set(identifier, formats);
+  }
+  return formats;
+}
 
 const MAX_IDENTIFIER = 80;
 const MAX_VALUE = 600;
@@ -399,6 +418,22 @@ function vendorEntity(identifier: string): SecretEntity {
   return 'SECRET.GENERIC';
 }
 
+const DATABASE_WORDS = new Set(['db', 'database', 'datasource', 'jdbc', 'sql', 'mysql', 'mariadb', 'postgres', 'postgresql', 'pg', 'mssql', 'oracle', 'mongo', 'mongodb', 'redis', 'rds', 'dsn']);
+// A YAML/TOML block that opens with a database name; the window is at most 300 characters.
+const DATABASE_BLOCK = /(?:^|\n)[ \t]{0,8}\[?(?:db|database|datasource|postgres(?:ql)?|mysql|mariadb|mongo(?:db)?|redis|sql)\]?[ \t]{0,4}(?::[ \t]*(?:\r?\n)|\]?\r?\n)/i;
+
+const HEX_ID_OR_DIGEST = /^(?:[0-9a-fA-F]{24}|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}|[0-9a-fA-F]{128})$/;
+// Words that make `…key` a credential name (`api_key`, `secretKey`, `clientKey`).
+const CREDENTIAL_KEY_QUALIFIERS = new Set(['api', 'access', 'secret', 'private', 'auth', 'client', 'app', 'master', 'signing', 'sign', 'encryption', 'encrypt', 'license', 'licence', 'service', 'subscription', 'account', 'admin', 'server', 'write', 'read', 'root', 'hmac', 'aes', 'crypto', 'cipher', 'jwt', 'session', 'cookie', 'webhook', 'consumer', 'developer', 'dev', 'prod', 'live', 'test']);
+
+/** `key`, `sourceKey`, `item_key`: a key word with no credential qualifier and no vendor. */
+function isPlainKeyName(identifier: string): boolean {
+  const words = splitIdentifier(identifier);
+  return !words.some((w) => CREDENTIAL_KEY_QUALIFIERS.has(w) || VENDOR_WORDS.has(w) || w.endsWith('apikey') || w === 'apikey');
+}
+
+const UUID_VALUE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
 const PASSWORD_WORDS = new Set(['password', 'passwd', 'pwd', 'pass', 'passphrase']);
 
 // Values that are code, names or versions rather than key material.
@@ -479,6 +514,55 @@ function judgeValueUncached(value: string, passwordLike: boolean): Verdict {
     return { ok: false, note: 'letters only: a word or name' };
   }
   return entropyVerdict(value, passwordLike ? 0.6 : 0);
+}
+
+/**
+ * Key material that a reader would call a credential at a glance: long, several character classes
+ * (or long hex) and high entropy. Words, ids and short strings stay below it.
+ */
+export function isStrongKeyMaterial(value: string): boolean {
+  if (value.length < 16) return false;
+  const bits = shannonEntropy(value);
+  if (/^[0-9a-fA-F-]+$/.test(value)) return value.length >= 32 && bits >= 3.5 && /[0-9]/.test(value) && /[a-fA-F]/.test(value);
+  const classes = characterClasses(value);
+  if (classes >= 3) return bits >= 3.7;
+  // Lower case and digits (`bwmbzq6kfofb7jknatzt2zkkq3705l`) or letters only at great length.
+  if (classes === 2 && /[0-9]/.test(value) && /[A-Za-z]/.test(value)) return value.length >= 20 && bits >= 3.8;
+  return classes === 2 && value.length >= 24 && bits >= 4.2;
+}
+
+/** A password with length and mixed classes, not a dictionary word with a counter. */
+function isStrongPassword(value: string): boolean {
+  return value.length >= 10 && characterClasses(value) >= 3 && shannonEntropy(value) >= 3.0;
+}
+
+interface ScoreFacts {
+  passwordLike: boolean;
+  /** The value matched the named vendor's format (gitleaks' rule data). */
+  format: boolean;
+  entity: SecretEntity;
+  secretWord: string;
+  scheme: string;
+}
+
+/**
+ * Scores a keyword finding. The baseline pack blocks secrets at 0.9, so values with strong evidence
+ * (a vendor's own format, strong key material under a credential name or auth scheme, a strong
+ * password in a connection string) score at or above it; weaker ones are reported below it.
+ */
+function keywordScore(raw: string, facts: ScoreFacts): number {
+  if (/^\d+$/.test(raw)) return 0.5;
+  if (facts.format) return 0.93;
+  if (facts.passwordLike) {
+    if (!isStrongPassword(raw)) return 0.7;
+    return facts.entity === 'SECRET.CONNECTION_STRING' ? 0.92 : 0.9;
+  }
+  if (facts.scheme === 'basic') return 0.9;
+  const strong = isStrongKeyMaterial(raw);
+  if (!strong) return shannonEntropy(raw) >= 4 ? 0.8 : 0.7;
+  // A bare `key` names many non-secrets (object, cache, map keys): hex digests there stay below.
+  if (facts.secretWord === 'key' && facts.entity === 'SECRET.GENERIC' && /^[0-9a-fA-F-]+$/.test(raw)) return 0.8;
+  return facts.entity === 'SECRET.GENERIC' ? 0.9 : 0.92;
 }
 
 /** Prose and bare service names need stronger evidence: letters and digits, long, high entropy. */
@@ -641,7 +725,10 @@ export function scanKeywordAssignments(text: string, out: GenericFinding[]): voi
     const rawIdentifier = text.slice(identStart, identEnd);
     const identifier = isFlag || rawIdentifier.startsWith('-') ? rawIdentifier.replace(/^-+/, '') : rawIdentifier;
     const name = judgeName(identifier);
-    if (!name.ok) continue;
+    // A vendor keyword with known formats (gitleaks' rule data) may name a secret without a secret
+    // word (`sumologic.accessId`); the value must then match that vendor's format.
+    const formats = vendorFormats(identifier);
+    if (!name.ok && (formats.length === 0 || name.secretWord !== '')) continue;
     // `?token=…&x=1`: inside a query string `&` ends the value; elsewhere it may be part of it.
     const inQuery = text[identStart - 1] === '?' || text[identStart - 1] === '&';
     const value = readValue(text, from, inQuery);
@@ -658,10 +745,24 @@ export function scanKeywordAssignments(text: string, out: GenericFinding[]): voi
     if (value.quote !== '' && /^\s{0,2}\+/.test(text.slice(value.end + 1, value.end + 4))) continue;
     // `badge.svg?token=…`: public badge tokens in image URLs.
     if (inQuery && /\.(?:svg|png|gif|jpe?g)\?$/i.test(text.slice(Math.max(0, identStart - 6), identStart))) continue;
+    if (PUBLIC_EXAMPLE_VALUES.has(raw)) continue;
+    // Under a plain `key` name (`key`, `sourceKey`), a UUID, an object id or a hex digest is an
+    // identifier or checksum (record, cache and object keys), not a credential.
+    if (name.secretWord === 'key' && formats.length === 0 && isPlainKeyName(identifier) && (UUID_VALUE.test(raw) || HEX_ID_OR_DIGEST.test(raw))) continue;
+    // `arn:aws:secretsmanager:…:secret:prod/db-x1`: a resource name, not a value.
+    if (text[identStart - 1] === ':' && /arn:aws[\w-]{0,20}:/.test(text.slice(Math.max(0, identStart - 120), identStart))) continue;
+    const format = formats.find((f) => raw.length <= MAX_VALUE && f.compiled.matches(raw));
+    // Outside the vendor's format: a bare vendor name holds something else (an id, a URL part).
+    if (format === undefined && (!name.ok || name.vendorOnly) && formats.length > 0) continue;
     let verdict = value.scheme === 'basic' ? basicAuthVerdict(raw) : judgeValue(raw, passwordLike && !name.vendorOnly);
-    if (verdict.ok && (opened.prose || name.vendorOnly)) verdict = judgeStrictly(raw, verdict, name.vendorOnly);
+    if (verdict.ok && format === undefined && (opened.prose || name.vendorOnly)) verdict = judgeStrictly(raw, verdict, name.vendorOnly);
     if (!verdict.ok) continue;
-    let entity = vendorEntity(identifier);
+    if (format !== undefined) verdict = { ok: true, note: `${verdict.note}; matches the ${format.rule} format` };
+    let entity = format !== undefined && !name.ok ? format.entity : vendorEntity(identifier);
+    if (format !== undefined && entity === 'SECRET.GENERIC') entity = format.entity;
+    // AWS secret access keys are exactly 40 characters; anything else under that name is some
+    // other secret (an encrypted blob, a session token) and stays generic.
+    if (entity === 'SECRET.CLOUD_ACCESS_KEY' && /aws/i.test(identifier) && /secret/i.test(identifier) && raw.length !== 40) entity = 'SECRET.GENERIC';
     // `private_key = 0x4c08…`, `PRIVATE_KEY=…`: a raw private key (wallets, signing keys).
     if (entity === 'SECRET.GENERIC' && /private_?key/i.test(identifier) && /^(?:0x)?[0-9a-fA-F]{64}$|^[A-Za-z0-9+/]{40,}={0,2}$/.test(raw)) {
       entity = 'SECRET.PRIVATE_KEY';
@@ -670,10 +771,17 @@ export function scanKeywordAssignments(text: string, out: GenericFinding[]): voi
       // Same line, at most 300 characters back: bounded so that many findings stay linear.
       const window = text.slice(Math.max(0, identStart - 300), identStart);
       if (CONNECTION_CONTEXT.test(window.slice(window.lastIndexOf('\n') + 1))) entity = 'SECRET.CONNECTION_STRING';
+      // `DB_PASSWORD`, `spring.datasource.password`, or a `database:` block a few lines up.
+      else if (entity === 'SECRET.GENERIC' && (splitIdentifier(identifier).some((w) => DATABASE_WORDS.has(w)) || DATABASE_BLOCK.test(window))) {
+        entity = 'SECRET.CONNECTION_STRING';
+      }
     }
-    const digitsOnly = /^\d+$/.test(raw);
-    const base = digitsOnly ? 0.5 : passwordLike ? 0.7 : shannonEntropy(raw) >= 4 ? 0.8 : 0.7;
-    const score = opened.prose || name.vendorOnly ? Math.round((base - 0.1) * 100) / 100 : base;
+    const base = keywordScore(raw, { passwordLike, format: format !== undefined, entity, secretWord: name.secretWord, scheme: value.scheme });
+    // Prose, bare service names and URL query values (one-time links, reset tokens) report below
+    // the blocking bar unless the vendor's own format matched.
+    const weak = opened.prose || name.vendorOnly;
+    const inUrl = inQuery || text[identStart - 1] === '/';
+    const score = weak ? Math.round((base - 0.1) * 100) / 100 : inUrl && format === undefined ? Math.min(base, 0.85) : base;
     out.push({
       entity,
       score,
@@ -710,7 +818,7 @@ export function scanCurlCredentials(text: string, out: GenericFinding[]): void {
     if (!verdict.ok) continue;
     out.push({
       entity: 'SECRET.GENERIC',
-      score: 0.75,
+      score: isStrongPassword(secret) || isStrongKeyMaterial(secret) ? 0.9 : 0.75,
       start,
       end,
       pattern: 'curl-basic-auth',

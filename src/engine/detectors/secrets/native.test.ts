@@ -151,7 +151,7 @@ const POSITIVES: Positive[] = [
   { name: 'api_key in Python', secret: r(ALNUM, 32), entity: 'SECRET.GENERIC', before: 'api_key = "', after: '"' },
   { name: 'secret in YAML', secret: r(ALNUM, 40), entity: 'SECRET.GENERIC', before: 'client:\n  secret: ' },
   { name: 'token in JSON', secret: r(B64URL, 36), entity: 'SECRET.GENERIC', before: '{"auth_token": "', after: '"}' },
-  { name: 'password in env file', secret: `H7k!x9Qz#2mL${r(ALNUM, 4)}`, entity: 'SECRET.GENERIC', before: 'DB_PASSWORD=' },
+  { name: 'database password in env file', secret: `H7k!x9Qz#2mL${r(ALNUM, 4)}`, entity: 'SECRET.CONNECTION_STRING', before: 'DB_PASSWORD=' },
   { name: 'Bearer header', secret: r(ALNUM, 40), entity: 'SECRET.GENERIC', before: "curl -H 'Authorization: Bearer ", after: "' https://api" },
   { name: 'password in prose', secret: `Tr0ub4dor&3${r(ALNUM, 3)}`, entity: 'SECRET.GENERIC', before: 'Hi team, the staging password is ', after: ' until Friday.' },
   { name: 'bare service name with a key', secret: r(ALNUM, 40), entity: 'SECRET.GENERIC', before: 'sourcegraph: ' },

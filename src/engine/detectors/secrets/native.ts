@@ -6,7 +6,16 @@ import { SURFACES, type DetectContext, type Detection, type Detector } from '../
 import { scanCurlCredentials, scanKeywordAssignments, type GenericFinding } from './generic.js';
 import { LiteralAutomaton } from '../literals/automaton.js';
 import { SECRET_ENTITIES, SECRET_PATTERNS, type SecretEntity, type SecretPattern } from './patterns.js';
-import { jwtHeaderVerdict, keyMaterialVerdict, placeholderReason, basicAuthVerdict, type Verdict } from './validators.js';
+import {
+  basicAuthVerdict,
+  githubStyleChecksumOk,
+  jwtHeaderVerdict,
+  keyMaterialVerdict,
+  placeholderReason,
+  printableShare,
+  type Verdict,
+} from './validators.js';
+import { PUBLIC_EXAMPLE_VALUES } from './gitleaks-data.js';
 
 /** Provider rows beat structural rows, which beat keyword guesses, when spans overlap. */
 const Priority = { Keyword: 1, Structural: 2, Provider: 3 } as const;
@@ -124,6 +133,12 @@ function pemVerdict(text: string, headerEnd: number): Verdict & { end: number } 
   if (material < 20) return { ok: false, note: 'no base64 key body', end: headerEnd };
   const sample = text.slice(bodyStart, Math.min(lastMaterial, bodyStart + 400)).replace(/\s|\\[nr]/g, '').slice(0, 64);
   if (placeholderReason(sample) !== undefined && material < 200) return { ok: false, note: 'placeholder key body', end: headerEnd };
+  // Key material is binary (DER, OpenSSH's packed fields); a body that decodes to plain text is a
+  // stand-in (`YWJjZGVm…` is "abcdef…").
+  const head = sample.slice(0, sample.length - (sample.length % 4));
+  if (head.length >= 24 && printableShare(Buffer.from(head, 'base64').toString('latin1')) > 0.95) {
+    return { ok: false, note: 'key body decodes to plain text', end: headerEnd };
+  }
   if (text.startsWith('-----END', pos) || text.startsWith('---- END', pos)) {
     const close = text.indexOf('----', pos + 8);
     const end = close !== -1 && close - pos < 80 ? close + (text[close + 4] === '-' ? 5 : 4) : pos + 8;
@@ -146,6 +161,11 @@ function urlCredentialsVerdict(url: string): Verdict {
   if (reason !== undefined) return { ok: false, note: `password is a ${reason}` };
   if (password.length < 3) return { ok: false, note: 'password too short' };
   if (/^[*x•]+$/i.test(password)) return { ok: false, note: 'masked password' };
+  // `postgres://postgres:postgres@…`, `user:1111@`: documentation defaults, not credentials.
+  const user = decodeURIComponentSafe(parts[1] ?? '').toLowerCase();
+  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
+  if (password.toLowerCase() === user || scheme.startsWith(password.toLowerCase())) return { ok: false, note: 'default credentials' };
+  if (new Set(password).size === 1) return { ok: false, note: 'masked password' };
   return { ok: true, note: 'URL carries user:password' };
 }
 
@@ -185,6 +205,7 @@ function runPattern(pattern: SecretPattern, text: string, out: Finding[]): void 
       end -= 1;
       secret = secret.slice(0, -1);
     }
+    if (PUBLIC_EXAMPLE_VALUES.has(secret)) continue;
     let verdict: Verdict;
     let score = pattern.score;
     switch (pattern.validate) {
@@ -218,11 +239,24 @@ function runPattern(pattern: SecretPattern, text: string, out: Finding[]): void 
       case 'discordBot':
         verdict = discordBotVerdict(secret);
         break;
+      case 'tail': {
+        const tail = secret.slice(secret.lastIndexOf('-') + 1);
+        verdict = tail.length < 8 ? { ok: false, note: 'random part too short' } : keyMaterialVerdict(tail, 0.3);
+        break;
+      }
       case 'none':
         verdict = { ok: true, note: 'format match' };
         break;
     }
     if (!verdict.ok) continue;
+    if ((pattern.name === 'github-token' || pattern.name === 'npm-token') && githubStyleChecksumOk(secret)) {
+      score = Math.max(score, 0.99);
+      verdict = { ok: true, note: `${verdict.note}; CRC32 checksum verified` };
+    }
+    // A generic `/hooks/` URL is a chat webhook when the text names the chat tool.
+    if (pattern.name === 'mattermost-or-rocketchat-webhook' && /mattermost|rocket\.?chat/i.test(text.slice(Math.max(0, start - 200), end))) {
+      score = 0.9;
+    }
     out.push({
       entity: pattern.entity,
       score,
@@ -233,6 +267,24 @@ function runPattern(pattern: SecretPattern, text: string, out: Finding[]): void 
       explanation: `${pattern.provider} ${pattern.entity.slice('SECRET.'.length).toLowerCase().replace(/_/g, ' ')} matched pattern "${pattern.name}"; validator: ${verdict.note}.`,
       priority: STRUCTURAL.has(pattern.validate) ? Priority.Structural : Priority.Provider,
     });
+  }
+}
+
+const AWS_SECRET_SHAPE = /^(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}$/;
+
+/**
+ * A 40-character secret key under a plain `secret_key` name is AWS's when the text is about AWS
+ * (an access key id beside it, or AWS named at all).
+ */
+function retypeAwsSecrets(text: string, findings: Finding[]): void {
+  let aws: boolean | undefined;
+  for (const f of findings) {
+    if (f.entity !== 'SECRET.GENERIC' || f.priority !== Priority.Keyword || f.end - f.start !== 40) continue;
+    if (!AWS_SECRET_SHAPE.test(text.slice(f.start, f.end))) continue;
+    aws ??= findings.some((g) => g.pattern === 'aws-access-key-id') || /\baws\b|aws_|boto3|\bs3\b/i.test(text);
+    if (!aws) return;
+    f.entity = 'SECRET.CLOUD_ACCESS_KEY';
+    f.explanation = `${f.explanation} The text is about AWS and the value has the 40-character AWS secret key shape.`;
   }
 }
 
@@ -304,6 +356,7 @@ export function detectSecrets(text: string, context?: Pick<DetectContext, 'deadl
     if (isRejectedLookAlike(text, finding, fromPatterns)) continue;
     findings.push({ ...finding, priority: Priority.Keyword });
   }
+  retypeAwsSecrets(text, findings);
   return dedupe(findings).map((f) => ({
     entity: f.entity,
     score: f.score,

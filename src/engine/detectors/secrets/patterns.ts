@@ -28,6 +28,7 @@ export type SecretEntity = (typeof SECRET_ENTITIES)[number];
  * - `urlCredentials`: the password part of `scheme://user:password@host` is not a placeholder;
  * - `basicAuth`: the value decodes to `user:password`;
  * - `discordBot`: the first segment is base64 of a numeric Discord snowflake id;
+ * - `tail`: placeholder rejection + entropy of the last `-` segment only (numeric ids before it);
  * - `none`: the format itself is specific enough.
  */
 export type PatternValidator =
@@ -38,6 +39,7 @@ export type PatternValidator =
   | 'urlCredentials'
   | 'basicAuth'
   | 'discordBot'
+  | 'tail'
   | 'none';
 
 export interface SecretPattern {
@@ -145,18 +147,19 @@ const ROWS: Row[] = [
   prefixed('openai-project-key', MODEL, 'OpenAI', 'sk-proj-', `[${B64URL}]{40,200}`, 0.92),
   prefixed('openai-service-account-key', MODEL, 'OpenAI', 'sk-svcacct-', `[${B64URL}]{40,200}`, 0.92),
   prefixed('openai-admin-key', MODEL, 'OpenAI', 'sk-admin-', `[${B64URL}]{40,200}`, 0.92),
-  // Anthropic keys end in "AA"; look-alikes with another tail are left to the generic rules.
-  prefixed('anthropic-api-key', MODEL, 'Anthropic', 'sk-ant-api', `\\d{2}-[${B64URL}]{80,120}AA`, 0.95),
-  prefixed('anthropic-admin-key', MODEL, 'Anthropic', 'sk-ant-admin', `\\d{2}-[${B64URL}]{80,120}AA`, 0.95),
+  // Anthropic keys: 93 characters then "AA" (length as in gitleaks' rule); other lengths and
+  // tails are look-alikes left to the generic rules.
+  prefixed('anthropic-api-key', MODEL, 'Anthropic', 'sk-ant-api', `\\d{2}-[${B64URL}]{93}AA`, 0.95),
+  prefixed('anthropic-admin-key', MODEL, 'Anthropic', 'sk-ant-admin', `\\d{2}-[${B64URL}]{93}AA`, 0.95),
   prefixed('anthropic-other-key', MODEL, 'Anthropic', 'sk-ant-', `(?:sid|oat|ort)\\d{2}-[${B64URL}]{40,200}`, 0.9),
   prefixed('openrouter-key', MODEL, 'OpenRouter', 'sk-or-v1-', '[a-f0-9]{64}', 0.95, { entropyBonus: 0.3 }),
   // Legacy OpenAI, DeepSeek, Moonshot, Stability, DashScope and other `sk-` keys.
-  prefixed('sk-dash-model-key', MODEL, 'OpenAI-compatible', 'sk-', `[${B62}]{32,64}`, 0.75),
+  prefixed('sk-dash-model-key', MODEL, 'OpenAI-compatible', 'sk-', `[${B62}]{32,64}`, 0.9),
   prefixed('groq-key', MODEL, 'Groq', 'gsk_', `[${B62}]{52}`, 0.95),
   prefixed('perplexity-key', MODEL, 'Perplexity', 'pplx-', `[${B62}]{40,56}`, 0.92),
   prefixed('xai-key', MODEL, 'xAI', 'xai-', `[${B62}]{70,90}`, 0.92),
-  prefixed('huggingface-token', MODEL, 'Hugging Face', 'hf_', `[${B62}]{34,40}`, 0.88),
-  prefixed('huggingface-org-token', MODEL, 'Hugging Face', 'api_org_', `[${B62}]{34}`, 0.85),
+  prefixed('huggingface-token', MODEL, 'Hugging Face', 'hf_', `[${B62}]{34,40}`, 0.92),
+  prefixed('huggingface-org-token', MODEL, 'Hugging Face', 'api_org_', `[${B62}]{34}`, 0.9),
   prefixed('replicate-token', MODEL, 'Replicate', 'r8_', `[${B62}]{37}`, 0.92),
   prefixed('nvidia-nim-key', MODEL, 'NVIDIA', 'nvapi-', `[${B64URL}]{60,70}`, 0.92),
   prefixed('fireworks-key', MODEL, 'Fireworks', 'fw_', `[${B62}]{24}`, 0.8),
@@ -245,11 +248,11 @@ const ROWS: Row[] = [
     score: 0.85,
     validate: 'keyMaterial',
   },
-  prefixed('alibaba-access-key-id', CLOUD, 'Alibaba Cloud', 'LTAI', `[${B62}]{12,20}`, 0.88),
+  prefixed('alibaba-access-key-id', CLOUD, 'Alibaba Cloud', 'LTAI', `[${B62}]{12,20}`, 0.92),
   prefixed('tencent-secret-id', CLOUD, 'Tencent Cloud', 'AKID', `[${B62}]{32}`, 0.88),
   prefixed('yandex-static-key', CLOUD, 'Yandex Cloud', 'YC', `[${B64URL}]{38}`, 0.8),
-  prefixed('yandex-api-key', CLOUD, 'Yandex Cloud', 'AQVN', `[${B64URL}]{35,38}`, 0.88),
-  prefixed('yandex-iam-token', CLOUD, 'Yandex Cloud', 't1.', `[A-Z0-9a-z_-]{1,20}={0,2}\\.[A-Z0-9a-z_-]{86}={0,2}`, 0.88),
+  prefixed('yandex-api-key', CLOUD, 'Yandex Cloud', 'AQVN', `[${B64URL}]{35,38}`, 0.92),
+  prefixed('yandex-iam-token', CLOUD, 'Yandex Cloud', 't1.', `[A-Z0-9a-z_-]{1,20}={0,2}\\.[A-Z0-9a-z_-]{86}={0,2}`, 0.92),
   prefixed('digitalocean-pat', CLOUD, 'DigitalOcean', 'dop_v1_', '[a-f0-9]{64}', 0.96, { entropyBonus: 0.3 }),
   prefixed('digitalocean-oauth-token', CLOUD, 'DigitalOcean', 'doo_v1_', '[a-f0-9]{64}', 0.96, { entropyBonus: 0.3 }),
   prefixed('digitalocean-refresh-token', CLOUD, 'DigitalOcean', 'dor_v1_', '[a-f0-9]{64}', 0.96, { entropyBonus: 0.3 }),
@@ -302,6 +305,10 @@ const ROWS: Row[] = [
     validate: 'keyMaterial',
   },
   prefixed('github-fine-grained-pat', CODE, 'GitHub', 'github_pat_', `[${B62}_]{80,255}`, 0.96),
+  // App installation tokens in the newer form: the app id, then a JWT.
+  prefixed('github-app-installation-jwt', CODE, 'GitHub', 'ghs_', `\\d{1,12}_eyJ[${B64URL}]{10,2000}\\.eyJ[${B64URL}]{10,4000}\\.[${B64URL}]{20,1000}`, 0.95, {
+    validate: 'placeholder',
+  }),
   {
     name: 'gitlab-token',
     prefix: true,
@@ -313,7 +320,7 @@ const ROWS: Row[] = [
     validate: 'keyMaterial',
   },
   prefixed('gitlab-runner-registration-token', CODE, 'GitLab', 'GR1348941', `[${B64URL}]{20}`, 0.9),
-  prefixed('gitlab-session-cookie', CODE, 'GitLab', '_gitlab_session=', '[0-9a-z]{32}', 0.85),
+  prefixed('gitlab-session-cookie', CODE, 'GitLab', '_gitlab_session=', '[0-9a-z]{32}', 0.9),
   prefixed('bitbucket-app-password', CODE, 'Bitbucket', 'ATBB', `[A-Za-z0-9_=.-]{28,40}`, 0.9),
   prefixed('bitbucket-access-token', CODE, 'Bitbucket', 'ATCTT3xFfGN0', `[A-Za-z0-9_=-]{150,250}`, 0.93),
   prefixed('sourcegraph-token', CODE, 'Sourcegraph', 'sgp_', '(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}', 0.9, { entropyBonus: 0.3 }),
@@ -338,9 +345,21 @@ const ROWS: Row[] = [
     markers: ['xoxp-', 'xoxa-', 'xoxs-', 'xoxo-', 'xoxr-', 'xoxe-'],
     source: `${L}(?<secret>xox[paosre]-(?:\\d-)?\\d{8,14}-\\d{8,14}-\\d{8,14}-[${B62}]{8,64})${R}`,
     score: 0.95,
-    validate: 'keyMaterial',
+    // Workspace and user ids are plain numbers (often `1111…` in docs); the random tail decides.
+    validate: 'tail',
   },
-  prefixed('slack-workspace-token', CHAT, 'Slack', 'xox', `[ar]-\\d-[${B62}]{20,60}`, 0.85),
+  {
+    // Legacy tokens made of numeric ids only (`xoxb-<team>-<user>`), as older docs and configs show.
+    name: 'slack-legacy-token',
+    prefix: true,
+    entity: CHAT,
+    provider: 'Slack',
+    markers: ['xoxb-', 'xoxp-', 'xoxa-', 'xoxs-', 'xoxo-', 'xoxr-'],
+    source: `${L}(?<secret>xox[bpaosr]-\\d{8,14}-\\d{8,14}(?:-\\d{8,14}){0,2})(?![A-Za-z0-9_-])`,
+    score: 0.9,
+    validate: 'placeholder',
+  },
+  prefixed('slack-workspace-token', CHAT, 'Slack', 'xox', `[ar]-\\d-[${B62}]{20,60}`, 0.92),
   prefixed('slack-app-token', CHAT, 'Slack', 'xapp-', `\\d-[A-Z0-9]{9,12}-\\d{10,14}-[a-f0-9]{40,80}`, 0.95),
   prefixed('slack-config-token', CHAT, 'Slack', 'xoxe.xox', `[bp]-\\d-[${B62}]{100,300}`, 0.95),
   prefixed('slack-config-refresh-token', CHAT, 'Slack', 'xoxe-', `\\d-[${B62}]{100,300}`, 0.95),
@@ -370,7 +389,7 @@ const ROWS: Row[] = [
     provider: 'Discord',
     markers: ['.'],
     source: `${L}(?<secret>[MNO][A-Za-z0-9_-]{23,27}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38})${R}`,
-    score: 0.88,
+    score: 0.92,
     validate: 'discordBot',
   },
   {
@@ -396,7 +415,8 @@ const ROWS: Row[] = [
     entity: CHAT,
     provider: 'Mattermost/Rocket.Chat',
     markers: ['/hooks/'],
-    source: `https?://[A-Za-z0-9.-]{3,100}/hooks/(?<secret>[a-z0-9]{26})${R}`,
+    // Mattermost: one 26-character id; Rocket.Chat: a 17-character id, then the token.
+    source: `https?://[A-Za-z0-9.-]{3,100}/hooks/(?<secret>[a-z0-9]{26}|[A-Za-z0-9]{17}/[A-Za-z0-9]{40,64})${R}`,
     score: 0.6,
     validate: 'keyMaterial',
   },
@@ -512,9 +532,20 @@ const ROWS: Row[] = [
     name: 'jwt',
     entity: 'SECRET.JWT',
     provider: 'JSON Web Token',
-    markers: ['eyj', 'ewo'],
-    source: `${L}(?<secret>e(?:yJ|wo)[${B64URL}]{8,2000}\\.e(?:yJ|wo)[${B64URL}]{2,8000}\\.[${B64URL}]{0,2000})(?![A-Za-z0-9_-])`,
+    // Headers and payloads are JSON objects: `{"` is eyJ, `{ "` eyA, `{` and a newline ewo/ew0/ewk.
+    markers: ['eyj', 'ewo', 'eya', 'ew0', 'ewk'],
+    source: `${L}(?<secret>e(?:yJ|wo|yA|w0|wk)[${B64URL}]{8,2000}\\.e(?:yJ|wo|yA|w0|wk)[${B64URL}]{2,8000}\\.[${B64URL}]{0,2000})(?![A-Za-z0-9_-])`,
     score: 0.95,
+    validate: 'jwt',
+  },
+  {
+    // Encrypted tokens (JWE compact form): header, encrypted key (empty for `dir`), iv, ciphertext, tag.
+    name: 'jwe',
+    entity: 'SECRET.JWT',
+    provider: 'JSON Web Encryption',
+    markers: ['eyj'],
+    source: `${L}(?<secret>eyJ[${B64URL}]{8,2000}\\.[${B64URL}]{0,2000}\\.[${B64URL}]{8,200}\\.[${B64URL}]{8,8000}\\.[${B64URL}]{8,200})(?![A-Za-z0-9_.-])`,
+    score: 0.93,
     validate: 'jwt',
   },
   {
@@ -548,13 +579,14 @@ const ROWS: Row[] = [
     provider: 'Mailchimp',
     markers: ['-us'],
     source: `${L}(?<secret>[0-9a-f]{32}-us\\d{1,2})${R}`,
-    score: 0.88,
+    score: 0.92,
     validate: 'keyMaterial',
     entropyBonus: 0.3,
   },
   prefixed('brevo-api-key', GENERIC, 'Brevo', 'xkeysib-', '[a-f0-9]{64}-[A-Za-z0-9]{16}', 0.95),
   prefixed('brevo-smtp-key', GENERIC, 'Brevo', 'xsmtpsib-', '[a-f0-9]{64}-[A-Za-z0-9]{16}', 0.95),
-  prefixed('shopify-token', GENERIC, 'Shopify', 'shp', '(?:at|ca|pa|ss)_[a-fA-F0-9]{32}', 0.95, {
+  // 32 hex characters at first; newer tokens are longer and alphanumeric.
+  prefixed('shopify-token', GENERIC, 'Shopify', 'shp', `(?:at|ca|pa|ss)_(?:[a-fA-F0-9]{32}|[${B62}]{32,64})`, 0.95, {
     markers: ['shpat_', 'shpca_', 'shppa_', 'shpss_'],
     entropyBonus: 0.3,
   }),
@@ -602,7 +634,7 @@ const ROWS: Row[] = [
   prefixed('settlemint-token', GENERIC, 'SettleMint', 'sm_', `(?:pat|aat|sat)_[${B62}]{16}`, 0.9, {
     markers: ['sm_pat_', 'sm_aat_', 'sm_sat_'],
   }),
-  prefixed('clickhouse-cloud-key', GENERIC, 'ClickHouse', '4b1d', `[${B62}]{38}`, 0.85),
+  prefixed('clickhouse-cloud-key', GENERIC, 'ClickHouse', '4b1d', `[${B62}]{38}`, 0.9),
   prefixed('defined-networking-token', GENERIC, 'Defined Networking', 'dnkey-', '[a-z0-9=_-]{26}-[a-z0-9=_-]{52}', 0.93),
   prefixed('pulumi-token', GENERIC, 'Pulumi', 'pul-', '[a-f0-9]{40}', 0.93, { entropyBonus: 0.3 }),
   prefixed('typeform-token', GENERIC, 'Typeform', 'tfp_', `[A-Za-z0-9_.=-]{59}`, 0.93),
@@ -622,11 +654,31 @@ const ROWS: Row[] = [
   prefixed('launchdarkly-key', GENERIC, 'LaunchDarkly', 'api-', '[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}', 0.6),
   prefixed('launchdarkly-sdk-key', GENERIC, 'LaunchDarkly', 'sdk-', '[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}', 0.6),
   prefixed('figma-pat', GENERIC, 'Figma', 'figd_', `[${B64URL}]{40}`, 0.93),
+  {
+    name: 'vercel-token',
+    prefix: true,
+    entity: GENERIC,
+    provider: 'Vercel',
+    markers: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    source: `${L}(?<secret>vc[piark]_[${B62}]{24,64})${R}`,
+    score: 0.9,
+    validate: 'keyMaterial',
+  },
+  {
+    name: 'tailscale-key',
+    prefix: true,
+    entity: GENERIC,
+    provider: 'Tailscale',
+    markers: ['tskey-'],
+    source: `(?<![A-Za-z0-9])(?<secret>tskey-(?:api|auth|client|scim|webhook|future)-[${B62}]{8,20}-[${B62}]{16,64})${R}`,
+    score: 0.93,
+    validate: 'keyMaterial',
+  },
   prefixed('asana-pat', GENERIC, 'Asana', '2/', '\\d{16}/\\d{16}:[a-f0-9]{32}', 0.85, { markers: ['2/'] }),
   prefixed('zapier-webhook', GENERIC, 'Zapier', 'hooks.zapier.com/hooks/catch/', '\\d{4,12}/[a-z0-9]{4,12}', 0.8, {
     validate: 'none',
   }),
-  prefixed('facebook-page-token', GENERIC, 'Meta', 'EAA', `[${B62}]{90,400}`, 0.88),
+  prefixed('facebook-page-token', GENERIC, 'Meta', 'EAA', `[${B62}]{90,400}`, 0.92),
   {
     name: 'facebook-app-token',
     entity: GENERIC,

@@ -1,6 +1,7 @@
 // Validators for secrets.native: entropy, placeholder rejection, JWT header decoding, PEM body
-// checks. Each returns a verdict a detection can quote in its explanation. Hot path: no I/O here;
-// every function is linear in the length of the (already bounded) candidate it receives.
+// checks, provider checksums. Each returns a verdict a detection can quote in its explanation. Hot
+// path: no I/O here; every function is linear in the length of the (already bounded) candidate.
+import { crc32 } from 'node:zlib';
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(value: string): number {
@@ -189,7 +190,42 @@ export function placeholderReason(value: string): string | undefined {
   if (/(.)\1{5,}/.test(value) && dominantCharacterShare(value) > 0.3) return 'repeated characters';
   if (dominantCharacterShare(value) > 0.5 && value.length >= 8) return 'one character dominates';
   if (value.length >= 10 && sequentialShare(value) >= 0.9) return 'sequential characters';
+  // `…abcdefgh…`, `…12345678…`: a run that random key material all but never holds.
+  if (value.length >= 16 && longestSequentialRun(value) >= 8) return 'alphabet or digit run';
   return undefined;
+}
+
+/** Length of the longest run of consecutive ascending or descending characters. */
+export function longestSequentialRun(value: string): number {
+  let best = value.length > 0 ? 1 : 0;
+  let run = 1;
+  let direction = 0;
+  for (let i = 1; i < value.length; i += 1) {
+    const step = value.charCodeAt(i) - value.charCodeAt(i - 1);
+    if ((step === 1 || step === -1) && (direction === 0 || direction === step)) {
+      run += 1;
+      direction = step;
+    } else if (step === 1 || step === -1) {
+      run = 2;
+      direction = step;
+    } else {
+      run = 1;
+      direction = 0;
+    }
+    if (run > best) best = run;
+  }
+  return best;
+}
+
+/** Share of printable ASCII (and tab, newline) in a decoded string. */
+export function printableShare(decoded: string): number {
+  if (decoded.length === 0) return 0;
+  let printable = 0;
+  for (let i = 0; i < decoded.length; i += 1) {
+    const code = decoded.charCodeAt(i);
+    if ((code >= 32 && code < 127) || code === 9 || code === 10 || code === 13) printable += 1;
+  }
+  return printable / decoded.length;
 }
 
 /**
@@ -267,4 +303,27 @@ export function basicAuthVerdict(encoded: string): Verdict {
   const reason = placeholderReason(decoded.slice(colon + 1) || decoded.slice(0, colon));
   if (reason !== undefined) return { ok: false, note: `decoded credential is a ${reason}` };
   return { ok: true, note: 'decodes to user:password' };
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+function base62(value: number, width: number): string {
+  let out = '';
+  let rest = value;
+  while (rest > 0) {
+    out = BASE62[rest % 62] + out;
+    rest = Math.floor(rest / 62);
+  }
+  return out.padStart(width, '0');
+}
+
+/**
+ * GitHub (`ghp_`, `gho_`, …) and npm tokens end in six base62 characters of the CRC32 of the 30
+ * random characters before them. A match makes the token near-certain; a mismatch proves nothing
+ * (test fixtures and docs use random strings), so callers only raise confidence on it.
+ */
+export function githubStyleChecksumOk(token: string): boolean {
+  const body = token.slice(token.indexOf('_') + 1);
+  if (body.length !== 36) return false;
+  return base62(crc32(body.slice(0, 30)), 6) === body.slice(30);
 }
