@@ -12,12 +12,14 @@ import {
   STEER_ANSWER, SYSTEM_PROMPT_LEAK_EN, SYSTEM_PROMPT_REQUEST_BY_LANGUAGE, SYSTEM_PROMPT_LEAK_OTHER, TASK_OVERRIDE_BY_LANGUAGE, USER_DATA_OTHER,
   USER_DATA_REQUEST_EN, WB, gap, overrideSources, perScript,
 } from './phrases.js';
+import { ACTION_IMPERATIVE, ADDRESSED_BY_NAME, COVERT_FROM_USER, TASK_HIJACK, TASK_HIJACK_WEAK, isFetchThenSend, scoreAction } from './agentic.js';
+import { HARMFUL_PROCEDURE, POLITE_EXTRACTION, latentJailbreak } from './latent.js';
 import type { DecodeBudget, View } from './views.js';
 import { LiteralAutomaton, type LiteralEntry } from '../literals/automaton.js';
 import { prefixLiterals, requiredLiterals } from '../literals/required.js';
 import {
   decodePayloads, foldConfusables, foldLeet, hiddenCharStats, joinLetterSpacing, lowerSameLength, markupSegments,
-  stripHidden, toOriginal,
+  reversedView, splitWordPhrases, stripHidden, toOriginal,
 } from './views.js';
 
 const P = 'INJECTION.';
@@ -50,6 +52,10 @@ interface Family {
    * speaker is the principal ('principal'; on data surfaces they are evidence on their own).
    */
   secondary?: 'always' | 'principal';
+  /** Families that only mean something in the model's own output (a rendered link). */
+  outputOnly?: boolean;
+  /** Families that only score on data surfaces: skipped where the principal speaks. */
+  dataOnly?: boolean;
   /** Structural families (tokens, markup) also run on texts without words, e.g. long encoded blobs. */
   structural?: boolean;
   /** Literal substrings of which at least one must occur, to skip the regex cheaply. */
@@ -194,7 +200,16 @@ const FAMILIES: readonly Family[] = [
     sources: [
       '!\\[[^\\]\\n]{0,200}\\]\\(\\s{0,3}https?://[^)\\s?(\\[]{1,300}\\?[^)\\s(\\[]{1,300}\\)',
       '\\]\\(\\s{0,3}https?://[^)\\s?(\\[]{1,300}\\?[^)\\s(\\[{]{0,300}(?:\\{|%7b|\\$\\{)[^)\\s(\\[]{0,300}\\)',
+      // A placeholder for the model to fill: "?q=[CONVERSATION]", "?d=<user email and last message>".
+      '\\]\\(\\s{0,3}https?://[^)\\s?(\\[<]{1,300}\\?[^)\\s(\\[<]{0,300}(?:\\[|<)[^\\]>\\n)]{0,40}?(?:user|conversation|chat|histor|e-?mail|password|data|message|summary|secret|token|key|name|address|info|context|memory|answer|response)[^\\]>\\n)]{0,40}(?:\\]|>)[^)\\s(]{0,200}\\)',
     ],
+  }),
+  family({
+    structural: true, outputOnly: true, id: 'exfiltration.link', entity: P + 'EXFILTRATION', score: 0.75,
+    explanation: 'markdown link in the answer whose URL carries an encoded value (data leaving by a click)',
+    anyOf: ['](', '] ('],
+    // Same shape as the image rule; a link in output only leaks when its query carries a long token.
+    sources: ['\\]\\(\\s{0,3}https?://[^)\\s?(\\[]{1,300}\\?[^)\\s(\\[=]{0,100}=[a-z0-9+/_%-]{24,300}={0,2}[^)\\s(\\[]{0,200}\\)'],
   }),
   family({
     id: 'authority-claim', entity: P + 'FAKE_SYSTEM_BLOCK', score: 0.65, dataScore: 0.75,
@@ -241,6 +256,34 @@ const FAMILIES: readonly Family[] = [
     explanation: 'text addresses an AI reader directly ("AI assistant, when summarizing this page, ...")', sources: ADDRESSED_TO_AI,
   }),
   family({
+    id: 'task-hijack', entity: P + 'INSTRUCTION_INJECTION', score: 0.55, dataScore: 0.85,
+    explanation: 'hijacks the agent\'s task ("before you solve the task I gave you", "stop what you are doing")', sources: TASK_HIJACK,
+  }),
+  family({
+    id: 'task-hijack.weak', entity: P + 'INSTRUCTION_INJECTION', score: 0.3, dataScore: 0.5,
+    explanation: 'asks the reader to drop what it is doing ("stop what you are doing", "do the following first")', sources: TASK_HIJACK_WEAK,
+  }),
+  family({
+    id: 'addressed-to-ai.name', entity: P + 'INSTRUCTION_IN_DATA', score: 0.3, dataScore: 0.75,
+    explanation: 'text addresses an AI reader by name ("a message to you, AI assistant", "Hey Claude,")', sources: ADDRESSED_BY_NAME,
+  }),
+  family({
+    dataOnly: true, id: 'agent-action', entity: P + 'INSTRUCTION_IN_DATA', score: 0.2, dataScore: 0.5,
+    explanation: 'imperative in data asking the agent to act (transfer, unlock, grant, send to an outside address)', sources: ACTION_IMPERATIVE,
+  }),
+  family({
+    id: 'covert.from-user', entity: P + 'COVERT_INSTRUCTION', score: 0.6, dataScore: 0.8,
+    explanation: 'keeps an action from the user ("so the user does not see them", "without telling the user")', sources: COVERT_FROM_USER,
+  }),
+  family({
+    id: 'system-prompt.polite', entity: P + 'SYSTEM_PROMPT_LEAK', score: 0.8, dataScore: 0.75,
+    explanation: 'system prompt extraction, asked politely or indirectly ("your initial guidelines, verbatim")', sources: POLITE_EXTRACTION,
+  }),
+  family({
+    id: 'harmful-procedure', entity: P + 'JAILBREAK', score: 0.1, dataScore: 0.1,
+    explanation: 'names a harmful procedure (weapons, drugs, malware)', sources: HARMFUL_PROCEDURE,
+  }),
+  family({
     secondary: 'principal', id: 'steer-answer', entity: P + 'INSTRUCTION_IN_DATA', score: 0.15, dataScore: 0.5,
     explanation: 'imperative that dictates the answer ("state that the output is", "you must say")', sources: STEER_ANSWER,
   }),
@@ -261,7 +304,7 @@ const FAMILIES: readonly Family[] = [
 /** A question or request in the same sentence turns a mention of a secret into a request for it. */
 const REQUEST_CUE_RE = /\?|？|؟|confirm|bestätig|conferm|подтверд|确认|確認|확인|أكد|पुष्टि|onayla|xác nhận|konfirmasi|kumpirmahin|ยืนยัน|\b(?:tell|give|share|reveal|show|provide|send|write|print|spell|encode|say|list|what|where|which|need)\b|écri|escrib|escrev|schreib|scriv|напиш|пиши|写|書い|書く|書け|써|اكتب|लिख|লিখ|देते|दें|दीजिए|दो|yaz|viết|làm|tulis|isulat|เขียน|geben|nennen|teilen|compartilh|partilh|condivid|partag|compart|поделись|共有|공유|شارك|साझा|paylaş|chia sẻ|bagikan|ibahagi|แบ่งปัน|qual|quel|wie lautet|cuál|что|какой|什么|什麼|何|무엇|뭐|ما هي|क्या|কী|nedir|là gì|apa|ano ang|อะไร|\b(?:dis|donne|montre|révèle|gib|zeig|nenne|dime|dame|muestra|revela|diga|mostre|dimmi|dammi|mi dai|mi dici|me diga|me passe|mostra|rivela|geef|vertel|söyle|ver|cho tôi|cho biết|beri tahu|berikan|sabihin|ibigay)\b|скажи|назови|покажи|дай|me dê|dê-me|告诉|告訴|给我|給我|教え|知りたい|알려|말해|أخبر|أعط|تخبرني|تقول|قل لي|هل يمكنك|بتا|बताएं|बताओ|बताइए|দিন|বলুন|বলো|บอก|ขอ|ください|주세요|надо|нужен|нужно|需要|必要|필요/u;
 /** Someone asking about their own credentials is not asking the assistant to leak one. */
-const OWN_SECRET_RE = /\b(?:my|mine|strong|secure|reset|forgot|forgotten|change|create|generate|manager|recover|policy|policies|hash|hashing|requirements?|wifi|wi-fi|router|account|gmail|laptop|phone|computer|windows|iphone|android|app|website|zip|pdf|file|database user|protect(?:ed)?)\b/;
+const OWN_SECRET_RE = /\b(?:my|mine|strong|secure|reset|forgot|forgotten|change|create|generate|manager|generat\w*|recover|policy|policies|hash|hashing|requirements?|wifi|wi-fi|router|account|gmail|laptop|phone|computer|windows|iphone|android|app|website|zip|pdf|file|database user|protect(?:ed)?)\b/;
 
 interface Finding {
   entity: string;
@@ -397,9 +440,10 @@ function scanView(view: View, surface: Surface, out: Finding[]): void {
   const quotes = QUOTE_MARK_RE.test(text);
   const isSecondary = (fam: Family): boolean => fam.secondary === 'always' || (fam.secondary === 'principal' && !onData);
   const scan = ({ fam, latin, other }: GatedFamily): void => {
-    if (!wordy && !fam.structural) return;
+    if ((!wordy && !fam.structural) || (fam.dataOnly && !onData)) return;
     if (fam.anyOf && !fam.anyOf.some((s) => text.includes(s))) return;
     const latinMatches = gatedMatches(fam.regex, latin, text, starts);
+    if (fam.outputOnly && surface !== 'output') return;
     if (latinMatches !== undefined) scanFamily(fam, latinMatches, view, onData, quotes, out);
     if (!nonLatin) return;
     const otherMatches = gatedMatches(fam.otherScripts, other, text, otherStarts);
@@ -437,7 +481,7 @@ const OPENING_QUOTES = '"\'“‘«„`';
 const QUOTE_MARK_RE = /["'“‘«„`]/;
 const CLOSING_QUOTES = '"\'”’»“`';
 /** Words of a text that talks ABOUT injection rather than performing it. */
-const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*|translat\w*|mean(?:s|ing)?|the (?:phrase|sentence|words?|expression)|spell\w*|pronounc\w*|grammar|rephrase|paraphrase)\b/;
+const META_DISCUSSION_RE = /\b(?:prompt injection|injection attacks?|jailbreaks?|attackers?|attack(?:s|ed)? (?:like|such as|using)|for example|for instance|e\.g\.|such as|phrases? like|known as|called|mitigat\w*|defend\w*|detect\w*|red[- ]team\w*|translat\w*|mean(?:s|ing)?|the (?:phrase|sentence|words?|expression)|spell\w*|pronounc\w*|grammar|rephrase|paraphrase|guard\w*|filter\w*|block\w*|reject\w*|flag\w*|classif\w*|tests?|testing|style|inputs?|payloads?|strings?|patterns?|regex\w*|datasets?|benchmarks?)\b/;
 
 /**
  * A phrase in quotes inside a text that discusses attacks ("attackers write 'ignore previous
@@ -463,7 +507,8 @@ function isQuotedMention(text: string, start: number, end: number): boolean {
 }
 
 /** A query value that carries data: a placeholder, or a run of 16 characters or more. */
-const CARRIES_DATA_RE = /\?[^)]*(?:[{[$]|%7b|[A-Za-z0-9+/_.%-]{16,})/i;
+// A long value is a token or an encoded blob; "microsoft%20sql%20server" in a badge URL is words.
+const CARRIES_DATA_RE = /\?[^)]*(?:[{[$<]|%7b|(?![A-Za-z0-9+/_.-]{0,40}%20)[A-Za-z0-9+/_.%-]{16,})/i;
 /** A forged turn talks to the model: an instruction, a second person, a command word. */
 const ADDRESSES_MODEL_RE = /\b(?:you|your|ignore|disregard|forget|always|never|must|do not|don't|from now on|reveal|print|output|call|execute|send|obey|follow|respond|reply|answer|new instructions?)\b/;
 /** The object of an override is the speaker's own earlier words, not the instructions. */
@@ -483,6 +528,50 @@ const STRONG_OBJECT_RE = new RegExp(
   'u',
 );
 
+/** Senders tell recipients to ignore a message meant for someone else: not an injection. */
+const ROUTINE_IGNORE_RE = /\bif you (?:did(?:n't| not)|have(?:n't| not)|do(?:n't| not)|are not|aren't|were not|weren't|already)\b|\b(?:safely|simply|just) (?:ignore|disregard)|\bin error\b|\bby mistake\b|\b(?:ignore|disregard) this (?:e-?mail|message|notice|reminder) if\b/;
+
+/** Prompt-engineering requests about the user's own prompt. */
+const PROMPT_EDITING_RE = /\b(?:analy[sz]\w*|improv\w*|rewrit\w*|optimi[sz]\w*|refin\w*|critiqu\w*|edit\w*|enhanc\w*|revis\w*)\b/;
+
+/** Code on the rest of a line: calls, braces, statement ends, a trailing comma. */
+const CODE_LINE_RE = /[(){};=[\]]|,\s*$/;
+/** A sentence that asks someone: second person, or a disclosure verb. */
+const READER_CUE_RE = /\b(?:you|your|me|us|tell|reveal|give|share|print|show|send|disclose|leak|anda|kamu|ikaw|mo|sie|du|vous|tu|usted|voi)\b/;
+/** Other languages ask in words this check does not know: it applies to plain-ASCII sentences only. */
+const NON_ASCII_RE = /[^ -~\s]/;
+/** A modal or article right before the verb: a program's behaviour or a noun ("will not ignore", "an ignore rule"). */
+const DESCRIBED_BEFORE_RE = /\b(?:will|would|does|do|did|can|could|may|might|shall|should|must|a|an|the|any|to be)(?: not|n't)?\s$/;
+/** The same, inside a match whose first verb was a quoted value ("ignore", the server will not ignore ...). */
+const DESCRIBED_INSIDE_RE = /\b(?:will|would|does|do|did|can|could|may|might|should|must)(?: not|n't)? (?:ignore|disregard|forget|overlook)\b/;
+/** Words after which a verb still starts an instruction ("please ignore", "now forget"). */
+const IMPERATIVE_LEAD_RE = /(?:^|[\n"'“‘:;.!?>*•([{#/-])\s*(?:(?:please|kindly|just|now|then|also|simply|so|first|always|instead|and|but|important|note|p\.?s\.?),?\s+){0,2}$/;
+
+/** Whether the verb at `at` starts a clause, as an imperative does. */
+function imperativeAt(text: string, at: number): boolean {
+  return IMPERATIVE_LEAD_RE.test(text.slice(Math.max(0, at - 40), at));
+}
+
+/** The line a match starts on, from the match on, at most 120 characters after it. */
+function restOfLine(text: string, start: number, length: number): string {
+  let newline = text.indexOf('\n', start + length);
+  // A heading alone on its line ("### System") speaks through the next line.
+  if (newline >= 0 && text.slice(start + length, newline).trim() === '') newline = text.indexOf('\n', newline + 1);
+  return text.slice(start, Math.min(newline < 0 ? text.length : newline, start + length + 120));
+}
+
+/** Whether `at` sits on a line of code comment ("// ...", "# ...", " * ..."); HTML comments are not exempt. */
+function inCodeComment(text: string, at: number): boolean {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  return /^\s{0,12}(?:\/\/|#|\*|\/\*)/.test(text.slice(lineStart, Math.min(at, lineStart + 16)));
+}
+
+/** An AI name used as a vocative at the start of the match ("model, please ..."). */
+const BARE_VOCATIVE_RE = /^(?:ai|a\.i\.|assistant|ai assistant|chatbot|language model|llm|gpt|chatgpt|claude|gemini|copilot|bot|agent|model)s?\s?[,:]/;
+
+/** A determiner right before a send verb makes it a noun ("an e-mail", "the post"). */
+const DETERMINER_BEFORE_RE = /\b(?:a|an|the|your|my|this|that|our|his|her|their|its|of|per|by|via|new|each|every|any|no)\s$/;
+
 /** Hits of one family in one view reported before only stronger ones are. */
 const FAMILY_HITS = 16;
 
@@ -499,26 +588,100 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
     if (past && strongest >= full) break;
     let score = full;
     let note = '';
+    let end = 0;
     if (fam.id === 'secret.request' || fam.id === 'user-data.request') {
       const sentence = sentenceAround(text, m.index, m.index + m[0].length);
       const around = text.slice(Math.max(0, m.index - 200), m.index + m[0].length + 200);
       if (!REQUEST_CUE_RE.test(around)) {
         score = 0.4;
         note = ' (mentioned, not requested)';
+      } else if (onData && !READER_CUE_RE.test(sentence) && !NON_ASCII_RE.test(sentence)) {
+        // Documentation about passwords and keys ("`password` - the password to use") asks no one.
+        score = 0.4;
+        note = ' (described, not asked of the reader)';
+      } else if (/\b(?:not|never|n't|no one|nobody)\b[^.!?\n]{0,25}$/.test(text.slice(Math.max(0, m.index - 30), m.index))) {
+        score = 0.3;
+        note = ' (a warning not to share it)';
       } else if (OWN_SECRET_RE.test(sentence)) {
         score = 0.3;
         note = " (about the speaker's own credentials)";
       }
+    } else if (fam.id === 'override.loose' && /\b(?:that|which|who|whose)\b/.test(m[0])) {
+      // "suspend accounts that violate these rules": the rules are the object of a clause, not of the verb.
+      score = 0.4;
+      note = ' (the rules belong to a relative clause)';
+    } else if (fam.id === 'steer-answer' && /:\s?\S$/.test(m[0]) && CODE_LINE_RE.test(restOfLine(text, m.index, m[0].length))) {
+      // "output: Type.Array(...)", "state: string;": a field of code or config, not a dictated answer.
+      score = 0.2;
+      note = ' (a field in code or config)';
+    } else if (fam.id === 'steer-answer' && /:\s?\S$/.test(m[0]) && inCodeComment(text, m.index)) {
+      // "// output: {...}" documents what code prints; it tells no reader what to say.
+      score = 0.2;
+      note = ' (in a code comment)';
+    } else if (fam.id === 'addressed-to-ai' && BARE_VOCATIVE_RE.test(m[0]) && /[\p{L}\p{N}]\s*$/u.test(text.slice(Math.max(0, m.index - 3), m.index))) {
+      // "two existing models, please send us a pull request": the name ends a phrase, it calls no one.
+      score = 0.3;
+      note = ' (the name ends a phrase; not a vocative)';
+    } else if (fam.id === 'agent-action') {
+      // A data-only family: in a user's own message an imperative is simply the request.
+      const action = scoreAction(text, m.index, m.index + m[0].length);
+      if (action === null) continue;
+      score = action.score;
+      note = action.note;
+      end = action.end;
+    } else if (fam.id === 'authority-claim' && / the \w+$/.test(m[0]) && /^s? (?:of|for|on|at) (?:this|my|our|an?|the) /.test(text.slice(m.index + m[0].length, m.index + m[0].length + 12))) {
+      // "I am the developer of this app": the speaker describing their job, not claiming the model.
+      score = 0.3;
+      note = ' (describes the speaker\'s own role)';
+    } else if (fam.id === 'system-prompt.request' && !onData && PROMPT_EDITING_RE.test(sentenceAround(text, m.index, m.index + m[0].length)) && !/\b(?:your|system|hidden|secret|internal|developer|confidential)\b/.test(m[0])) {
+      // "Analyse the original prompt and rewrite it": prompt engineering on the user's own prompt.
+      score = 0.45;
+      note = " (works on the user's own prompt)";
+    } else if (fam.id === 'new-instructions' && !onData && /^(?:instead|rather)\b/.test(m[0])) {
+      // "Instead, you will outline a plan" is how persona prompts describe the job.
+      score = 0.45;
+      note = ' (the user describing the task)';
+    } else if (fam.id === 'fake-system-block' && !onData && /^<instructions?>$/.test(m[0])) {
+      // XML-sectioned prompts (<role>, <context>, <instructions>) are the user's own prompt layout.
+      score = 0.4;
+      note = ' (a section tag of the user\'s own prompt)';
+    } else if (onData && /^[a-z]/.test(m[0]) && ((fam.id === 'override.unqualified' && !imperativeAt(text, m.index)) || (fam.id === 'override.task' && (DESCRIBED_BEFORE_RE.test(text.slice(Math.max(0, m.index - 20), m.index)) || DESCRIBED_INSIDE_RE.test(m[0]))))) {
+      // "this default will not ignore the files", "matched by any ignore rules": a program's
+      // behaviour described, not the reader told.
+      score = 0.4;
+      note = ' (describes behaviour; not an imperative)';
+    } else if (fam.id === 'override.task' && onData && ROUTINE_IGNORE_RE.test(sentenceAround(text, m.index, m.index + m[0].length))) {
+      // "If you did not request this, please ignore this email": the sender's own routine line.
+      score = 0.3;
+      note = ' (routine "ignore this e-mail if ..." line)';
+    } else if (fam.id === 'exfiltration.send' && /^\S+(?:,|\s*\n)/.test(m[0])) {
+      // "email,rating,…" is a CSV header, "Email\n" a label: not a verb.
+      continue;
+    } else if (fam.id === 'exfiltration.send' && (text[m.index - 1] === '.' || text[m.index - 1] === '_')) {
+      // "form.submit('http://...')": a method call in code.
+      continue;
+    } else if (fam.id === 'exfiltration.send' && DETERMINER_BEFORE_RE.test(text.slice(Math.max(0, m.index - 8), m.index))) {
+      // "an e-mail asking you to ...", "your post to ...": the verb's word used as a noun.
+      continue;
     } else if (fam.id === 'exfiltration.send') {
       // "Send your comments to ana@example.com" is ordinary in documents and mail; sending the
       // conversation, credentials or files to an outside address is the leak.
-      const sensitive = STRONG_OBJECT_RE.test(sentenceAround(text, m.index, m.index + m[0].length));
+      const sentence = sentenceAround(text, m.index, m.index + m[0].length);
+      const sensitive = STRONG_OBJECT_RE.test(sentence);
       if (sensitive) score = Math.min(0.95, score + (onData ? 0.3 : 0.15));
+      else if (onData && isFetchThenSend(sentence)) {
+        score = 0.65;
+        note = " (gathers the user's data, then sends it out)";
+      }
     } else if (fam.id === 'exfiltration.markdown' && !CARRIES_DATA_RE.test(m[0])) {
       // A badge or chart URL ("?branch=main") is not a leak: data looks like a long run or a placeholder.
       score = 0.45;
       note = ' (short query, no data-like value)';
-    } else if (fam.id === 'role-delimiter' && onData && !ADDRESSES_MODEL_RE.test(text.slice(m.index, m.index + m[0].length + 120))) {
+    } else if (fam.id === 'role-delimiter' && onData && /:\s{0,3}\S$/.test(m[0]) && CODE_LINE_RE.test(restOfLine(text, m.index, m[0].length)) && !ADDRESSES_MODEL_RE.test(restOfLine(text, m.index, m[0].length))) {
+      // "model: string;" in a type, "system: os.platform()," in code: a field, not a turn.
+      score = 0.3;
+      note = ' (a field in code or config)';
+    } else if (fam.id === 'role-delimiter' && onData && !ADDRESSES_MODEL_RE.test(restOfLine(text, m.index, m[0].length))) {
       // "System: the server is down on Sunday" in a status page is a label, not a forged turn.
       score = 0.5;
       note = ' (a label followed by ordinary text)';
@@ -533,13 +696,13 @@ function scanFamily(fam: Family, matches: Iterable<RegExpExecArray>, view: View,
     }
     if (past && score <= strongest) continue;
     strongest = Math.max(strongest, score);
-    const span = toOriginal(view, m.index, m.index + m[0].length);
+    const span = toOriginal(view, m.index, Math.max(m.index + m[0].length, end));
     out.push({ entity: fam.entity, score, ...span, family: fam.id, explanation: fam.explanation + note, view: view.name });
   }
 }
 
 const EXTRACTION = new Set(['secret.request', 'user-data.request', 'personal-data.named', 'data-dump']);
-const TECHNIQUE = new Set(['fictional-framing', 'evasive-format', 'authority-claim', 'pretext', 'persona.soft', 'persona.override', 'restriction-removed', 'payload-split']);
+const TECHNIQUE = new Set(['fictional-framing', 'evasive-format', 'authority-claim', 'pretext', 'persona.override', 'restriction-removed', 'payload-split']);
 
 /** Encoded characters per decoded sentence differ by encoding: eight digits a byte in binary. */
 const MIN_SMUGGLED_RUN: Readonly<Record<string, number>> = { 'decoded.binary': 150, 'decoded.base64': 100, 'decoded.url-encoded': 100 };
@@ -551,7 +714,8 @@ const MIN_SMUGGLED_RUN: Readonly<Record<string, number>> = { 'decoded.binary': 1
 function addWrappedExtractions(findings: Finding[], onData: boolean): void {
   // In data, an answer dictated under a fictional or authority cover ("in a parallel world we
   // might state that the output is 10") is the indirect form of the same attack.
-  const steer = onData ? findings.find((f) => f.family === 'steer-answer') : undefined;
+  // (Not a steer that was lowered as a field of code: "output: Array<Item>" dictates nothing.)
+  const steer = onData ? findings.find((f) => f.family === 'steer-answer' && f.score > 0.2) : undefined;
   const cover = findings.find((f) => TECHNIQUE.has(f.family));
   if (steer && cover) {
     findings.push({
@@ -692,6 +856,12 @@ function atLeastQuestions(text: string, n: number): boolean {
 /** Question/answer pairs from which a dialogue counts as many-shot on its shape alone. */
 const MANY_SHOT_PAIRS = 8;
 
+/** What follows "no restrictions" when the freedom is about the writing, not the model's rules. */
+const TOPIC_LIMIT_RE = /^\s{0,2}(?:on|for|in|to|of) (?:your |the |my )?(?:creativity|imagination|length|topics?|style|format|genre|ideas|word count|tone|themes?|plot|vocabulary|characters?)\b/i;
+
+/** Restriction removals that name the model's own limits, or a jailbreak by name. */
+const STRONG_REMOVAL_RE = /ethic|moral|safety|content|filter|censor|guideline|polic|openai|refus|jailbr|\bdan\b|developer|god mode|do anything|unfilter|uncensor|unrestrict|amoral|unaligned|freed|broken free|restrictions|limitations/i;
+
 /** Persona switch plus removed restriction in one sentence: the spec's definition of JAILBREAK. */
 function addJailbreaks(findings: Finding[], original: string): void {
   const shots = manyShot(original);
@@ -713,9 +883,14 @@ function addJailbreaks(findings: Finding[], original: string): void {
       explanation: `repeated-token flood: the same token repeated ${flood.count} times in a row`,
     });
   }
-  const personas = findings.filter((f) => f.family.startsWith('persona.'));
+  // Quoted mentions ("why 'you are now DAN' stopped working") and limits on a topic ("no
+  // restrictions on creativity") pair into nothing.
+  const quoted = (f: Finding): boolean => f.explanation.includes('(quoted');
+  const personas = findings.filter((f) => f.family.startsWith('persona.') && !quoted(f));
   // Widest pairing first, so the reported span covers both cues of the sentence.
-  const removals = findings.filter((f) => f.family === 'restriction-removed').sort((x, y) => y.end - x.end);
+  const removals = findings
+    .filter((f) => f.family === 'restriction-removed' && !quoted(f) && !TOPIC_LIMIT_RE.test(original.slice(f.end, f.end + 40)))
+    .sort((x, y) => y.end - x.end);
   for (const p of personas) {
     for (const r of removals) {
       const a = Math.min(p.start, r.start);
@@ -729,8 +904,10 @@ function addJailbreaks(findings: Finding[], original: string): void {
     }
   }
   // Long role-play jailbreaks spread the two over several sentences: weaker, still over 0.7.
+  // Across sentences, "there are no rules except having fun" in a game is not enough: the removed
+  // limits must be the model's own (ethics, safety, filters, refusing) or a named jailbreak.
   const persona = personas[0];
-  const removal = removals[0];
+  const removal = removals.find((r) => STRONG_REMOVAL_RE.test(original.slice(r.start, r.end)));
   if (persona && removal && Math.abs(persona.start - removal.start) < 1500) {
     findings.push({
       entity: P + 'JAILBREAK', score: 0.75, start: Math.min(persona.start, removal.start), end: Math.max(persona.end, removal.end),
@@ -755,7 +932,7 @@ interface ScanState {
 
 /** Scans one text (the original or a decoded payload) with every view it calls for. */
 function analyse(original: string, state: ScanState, depth: number, mapBack: (s: number, e: number) => { start: number; end: number }): void {
-  const lowered = lowerSameLength(original);
+  const lowered = unescapeBreaks(lowerSameLength(original));
   const local: Finding[] = [];
   const views: View[] = [{ name: depth === 0 ? 'text' : 'decoded text', text: lowered, offset: 0 }];
   const derived: View[] = [];
@@ -802,6 +979,12 @@ function analyse(original: string, state: ScanState, depth: number, mapBack: (s:
     if (leet) derived.push(...changedRegions(base, chain(base, leet)));
   }
   for (const segment of markupSegments(original)) derived.push(segment);
+  const reversed = reversedView(base.text);
+  if (reversed?.region) {
+    // Offsets of a view with hidden characters removed go back through its map.
+    if (base.map) reversed.region = { start: base.map[reversed.region.start] ?? 0, end: (base.map[reversed.region.end - 1] ?? 0) + 1 };
+    derived.push(reversed);
+  }
 
   for (const view of views) scanView(view, state.surface, local);
   const baseCount = local.length;
@@ -826,6 +1009,20 @@ function analyse(original: string, state: ScanState, depth: number, mapBack: (s:
     });
   }
 
+  // Words split by spaces or hyphens ("ig nore prev ious instruc tions") read as whole words
+  // only with the separators gone; where the plain text already said it, this adds nothing.
+  if (!local.some((f) => f.score >= 0.5)) {
+    for (const hit of splitWordPhrases((spaced ?? base).text)) {
+      const span = toOriginal(spaced ? chain(base, spaced) : base, hit.start, hit.end);
+      // A phrase the plain scan saw (even one it scored low, as a quoted mention) is not hidden.
+      if (local.some((f) => f.start < span.end && span.start < f.end)) continue;
+      local.push({
+        entity: P + 'OBFUSCATED_CONTENT', score: 0.85, ...span, family: 'split-words', view: 'separators removed',
+        explanation: `injection phrase split into pieces ("${hit.text}" once spaces and hyphens are removed)`,
+      });
+    }
+  }
+
   if (depth < MAX_DEPTH) {
     for (const payload of decodePayloads(original, state.decodeBudget)) {
       const before = state.findings.length;
@@ -846,11 +1043,30 @@ function analyse(original: string, state: ScanState, depth: number, mapBack: (s:
     }
   }
   addJailbreaks(local, lowered);
+  addLatentJailbreak(local, lowered);
   addWrappedExtractions(local, DATA_SURFACES.has(state.surface));
   for (const f of local) {
     const span = mapBack(f.start, f.end);
     state.findings.push({ ...f, start: span.start, end: span.end });
   }
+}
+
+/**
+ * Tool output printed as YAML/JSON/Python strings carries line breaks as the two characters "\\n",
+ * which glue words together ("\\nSend" would read "nsend"). Same length, so offsets stay valid.
+ */
+function unescapeBreaks(lowered: string): string {
+  if (!lowered.includes('\\')) return lowered;
+  return lowered.replace(/\\[nrt]/g, (m) => (m === '\\n' ? ' \n' : '  '));
+}
+
+/** A harmful procedure inside a story or a hypothetical: the latent jailbreak. */
+function addLatentJailbreak(findings: Finding[], lowered: string): void {
+  const harmful = findings.find((f) => f.family === 'harmful-procedure' && f.view === 'text');
+  if (!harmful) return;
+  const latent = latentJailbreak(lowered, harmful.start, harmful.end);
+  if (!latent) return;
+  findings.push({ ...harmful, score: latent.score, family: 'harmful-procedure+frame', explanation: latent.explanation });
 }
 
 /** How far around a folded character a phrase that uses it can reach. */
@@ -911,7 +1127,8 @@ function combine(findings: Finding[]): void {
   const ranked = [...bestByGroup.values()].sort((a, b) => b.score - a.score);
   const top = ranked[0]!;
   // Matches of the same words are one piece of evidence, not several.
-  const independent = ranked.slice(1).filter((f) => f.end <= top.start || f.start >= top.end);
+  // A persona request ("act as a doctor") is how ordinary role-play starts: it raises nothing.
+  const independent = ranked.slice(1).filter((f) => (f.end <= top.start || f.start >= top.end) && f.family !== 'persona.soft');
   if (independent.length === 0) return;
   let rest = 1 - top.score;
   for (const f of independent) rest *= 1 - 0.5 * f.score;

@@ -118,7 +118,7 @@ export function pairSource(table: PairTable): string[] {
 export const OVERRIDE_EN = {
   /** Verbs that drop instructions outright. */
   verbs: [
-    'ignor(?:e|es|ing)', 'disregard(?:ing)?', 'forget(?:ting)?', 'overlook', 'neglect', 'discard', 'abandon', 'set aside',
+    'ignor(?:e|es|ing)', 'disregard(?:ing)?', 'forget(?:ting)?(?! to\\b)', 'overlook', 'neglect', 'discard', 'abandon', 'set aside',
     'pay no (?:attention|heed) to', 'do not (?:follow|obey)', "don'?t (?:follow|obey)", 'stop (?:following|obeying)',
     'no longer (?:follow|obey)', 'throw (?:out|away)', 'skip', 'drop', 'erase', 'delete', 'cancel', 'revoke', 'nullify',
   ],
@@ -131,7 +131,7 @@ export const OVERRIDE_EN = {
   ],
   /** Nouns that name the assistant's instructions. */
   nouns: [
-    'instructions?', 'directions', 'directives?', 'rules', 'guidelines', 'guidance', 'prompts?',
+    'instructions?', 'i[a-z]{0,2}nstr[a-z]{0,4}ions?', 'directions', 'directives?', 'rules', 'guidelines', 'guidance', 'prompts?',
     'commands', 'orders', 'system prompt', 'programming', 'context',
     "(?:that|what) you(?:'ve| have)? (?:been|were) (?:told|instructed|given)", 'you (?:were|have been) (?:told|instructed)',
   ],
@@ -384,8 +384,9 @@ export const PERSONA_SOFT = groupByScript([
 ]);
 
 export const PERSONA_OVERRIDE = groupByScript([
-  `${WB}you are (?:now|no longer|not) (?:an?|the|my|called|named|going|free|in|unrestricted|unfiltered|jailbroken|evil|uncensored)`,
-  `${WB}you(?:'re| are) now (?:an?|the|my|called|named|free|in|going)`,
+  // Not "you are not": "you are not allowed to call the parser" is documentation.
+  `${WB}you are (?:now|no longer) (?:an?|the|my|called|named|going|free|in|unrestricted|unfiltered|jailbroken|evil|uncensored)\\b`,
+  `${WB}you(?:'re| are) now (?:an?|the|my|called|named|free|in|going)\\b`,
   `${WB}now,? you are (?:an?|the|my|called|named)\\b`,
   `${WB}you will now (?:act|be|behave|respond|pretend|roleplay|play)`,
   `${WB}(?:you are|you're)(?: now)? (?:dan|[a-z]{2,15}gpt|[a-z]{2,15}bot)\\b`,
@@ -712,14 +713,23 @@ export const ROLE_DELIMITERS = [
   '(?:^|\\n)[ \\t]{0,4}(?:human|user)\\s{0,3}:[^\\n]{0,400}\\n[ \\t]{0,4}(?:assistant|ai|bot)\\s{0,3}:',
 ];
 export const FAKE_SYSTEM_BLOCK = [
-  `${WB}(?:system|admin|administrator|developer|root|security|emergency|priority|critical) (?:override|alert|notice|message|instruction|directive|command)s?\\s?(?::|!|-|\\]|>)`,
+  // "###(system_message) do X": a heading that labels what follows as a system turn.
+  '#{2,6} ?[(\\[](?:system|admin|developer)[_ ]?(?:message|prompt|instructions?)[)\\]]',
+  // "Security notice:" and "Critical alert:" head real mail; only a system or admin voice is forged.
+  `${WB}(?:system|admin|administrator|developer|root) (?:override|alert|notice|message|instruction|directive|command)s?\\s?(?::|!|-|\\]|>)`,
+  `${WB}(?:security|emergency|priority|critical) (?:override|instruction|directive|command)s?\\s?(?::|!|-|\\]|>)`,
   '\\[(?:system|admin|developer|tool|system message|system note|system notice|system update|sys|important|instruction|override)(?: message| note| output)?\\]',
   '<(?:system|admin|developer|system[_-]?message|sys|instructions?|override|god mode|system mode|admin mode|developer mode)>',
   `${WB}(?:begin|start|end) (?:of )?(?:system|developer|admin|tool|new) (?:message|instructions?|prompt|output)`,
   `${WB}(?:tool|function) (?:output|result|response)\\s?:\\s?(?:ignore|system|new instructions|you must)`,
   `${WB}(?:developer|system|training) data override`,
   `${WB}override mode`,
-  ...perScript(['mode', 'modus', 'modo', 'modalità', 'override', 'режим', '模式', 'モード', '모드', 'وضع', 'मोड', 'मॉडल', 'মোড', 'modu', 'chế độ', 'โหมด'], (mode) => `<[^<>\\n]{0,40}${mode}[^<>\\n]{0,40}>`),
+  // In Latin script the mode word stands alone in a tag of words ("<developer mode on>"), not in a
+  // type ("Promise<{ mode: string }>", "<SetModeBody>", "Omit<Def, 'mode'>").
+  ...perScript(['mode', 'modus', 'modo', 'modalità', 'override', 'режим', '模式', 'モード', '모드', 'وضع', 'मोड', 'मॉडल', 'মোড', 'modu', 'chế độ', 'โหมด'], (mode) =>
+    mode.includes('modalità')
+      ? `<[^<>\\n:;{}()'"=,|]{0,40} ${mode}(?![a-z])[^<>\\n:;{}()'"=,|]{0,40}>`
+      : `<[^<>\\n]{0,40}${mode}[^<>\\n]{0,40}>`),
   '(?:^|\\n)\\s{0,3}\\*{0,2}important(?: note)?\\*{0,2}\\s?:\\s?(?:ignore|you must|the assistant|ai|new)',
 ];
 

@@ -333,6 +333,9 @@ const MORSE_RE = /(?<![.\-\u0964\p{L}\p{N}])[.\-\u0964]{1,7}(?:(?: {1,3}| ?\/ ?)
 const URL_ENCODED_RE = /[^\s%]{0,40}(?:%[0-9a-fA-F]{2}[^\s%<>"]{0,40}){4,512}/g;
 
 /** Most decoded payloads that matter are natural-language text: mostly printable, with spaces. */
+/** A decoded payload that is itself one base64 run. */
+const NESTED_BASE64_RE = /^\s{0,2}[A-Za-z0-9+/]{24,}={0,2}\s{0,2}$/;
+
 function looksLikeText(decoded: string): boolean {
   if (decoded.length < 6) return false;
   let printable = 0;
@@ -548,7 +551,8 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
     // into garbage part-way: its readable head still counts.
     const broken = raw.indexOf('\ufffd');
     const decoded = broken >= 24 ? raw.slice(0, broken) : raw;
-    if (!looksLikeText(decoded)) return;
+    // Base64 of base64 (or URL-encoded base64) decodes to another run: the next depth decodes it.
+    if (!looksLikeText(decoded) && !NESTED_BASE64_RE.test(decoded)) return;
     found.push({ encoding, text: decoded, start, end });
   };
   const scan = (re: RegExp, encoding: DecodedPayload['encoding'], decode: (run: string) => string): void => {
@@ -626,4 +630,72 @@ export function decodePayloads(text: string, budget: DecodeBudget): DecodedPaylo
     }
   }
   return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Split words ("ig nore prev ious instruc tions", "i-g-n-o-r-e a-l-l") and reversed text.
+// ---------------------------------------------------------------------------------------------
+
+/** Separators an attacker drops inside words; sentence punctuation stays, so sentences do not merge. */
+const SPLIT_SEPARATORS_RE = /[\s\-_*|~+·]+/g;
+/**
+ * Key phrases with every separator removed. Each part is a fixed word list with bounded
+ * repetition, so a run of letters is tried in a few steps per position.
+ */
+const SPLIT_KEY_RE = new RegExp(
+  [
+    '(?:ignore|disregard|forget|overlook|bypass|override)(?:all|any|the|your|of|my){0,3}(?:previous|prior|above|earlier|preceding|former|original|initial|system|developer)(?:instructions?|prompts?|rules|directions|directives|guidelines|commands)',
+    '(?:reveal|print|show|repeat|output|leak|display|dump|tellme)(?:all|the|your|of|me){0,3}(?:full|entire|hidden|initial|original|secret){0,2}(?:systemprompt|systemmessage|systeminstructions|hiddeninstructions|initialinstructions|initialprompt)',
+    'doanythingnow',
+  ].join('|'),
+  'g',
+);
+
+/** Key phrases found once separators are removed, mapped back to the original span. */
+export function splitWordPhrases(lowered: string): Array<{ start: number; end: number; text: string }> {
+  // Most texts hold no key phrase even with separators gone: test first, map only on a hit.
+  SPLIT_KEY_RE.lastIndex = 0;
+  if (!SPLIT_KEY_RE.test(lowered.replace(SPLIT_SEPARATORS_RE, ''))) return [];
+  const map: number[] = [];
+  let compact = '';
+  SPLIT_SEPARATORS_RE.lastIndex = 0;
+  let from = 0;
+  for (const m of lowered.matchAll(SPLIT_SEPARATORS_RE)) {
+    for (let i = from; i < m.index; i += 1) map.push(i);
+    compact += lowered.slice(from, m.index);
+    from = m.index + m[0].length;
+  }
+  for (let i = from; i < lowered.length; i += 1) map.push(i);
+  compact += lowered.slice(from);
+  const found: Array<{ start: number; end: number; text: string }> = [];
+  SPLIT_KEY_RE.lastIndex = 0;
+  for (const m of compact.matchAll(SPLIT_KEY_RE)) {
+    found.push({ start: map[m.index] ?? 0, end: (map[m.index + m[0].length - 1] ?? 0) + 1, text: m[0] });
+    if (found.length >= 4) break;
+  }
+  return found;
+}
+
+/** Reversed key words: "erongi", "snoitcurtsni", "tpmorp metsys". */
+const REVERSED_HINT_RE = /erongi|dragersid|snoitcurtsni|tpmorp|suoiverp|selur ruoy|drowssap|laever/g;
+/** Text around the reversed words that is read backwards: a sentence or two either side. */
+const REVERSED_REACH = 300;
+
+/**
+ * The passage around reversed key words read backwards (by code point), as a view whose findings
+ * point at that passage; null unless two of the words occur close together (one could be a name).
+ */
+export function reversedView(lowered: string): View | null {
+  REVERSED_HINT_RE.lastIndex = 0;
+  const first = REVERSED_HINT_RE.exec(lowered);
+  if (first === null) return null;
+  const second = REVERSED_HINT_RE.exec(lowered);
+  if (second === null || second.index - first.index > REVERSED_REACH) return null;
+  let last = second.index + second[0].length;
+  for (let hit = REVERSED_HINT_RE.exec(lowered); hit !== null && hit.index - last <= REVERSED_REACH; hit = REVERSED_HINT_RE.exec(lowered)) {
+    last = hit.index + hit[0].length;
+  }
+  const start = Math.max(0, first.index - REVERSED_REACH);
+  const end = Math.min(lowered.length, last + REVERSED_REACH);
+  return { name: 'reversed text', text: [...lowered.slice(start, end)].reverse().join(''), region: { start, end } };
 }
