@@ -6,6 +6,7 @@
 // group starts with a separator its neighbours cannot match, e.g. "\.label" or " ?char"). The regexes are
 // deliberately loose; exact rules (octet ranges, checksums, issuer ranges) live in the validators,
 // which is both cheaper and easier to read than encoding them in the pattern.
+import ipaddr from 'ipaddr.js';
 import { analysePhone, type PhoneShape } from './phone.js';
 import {
   aadhaarValid,
@@ -122,12 +123,43 @@ function validateEmail(match: RegExpExecArray, text: string): Verdict {
 
 // --- IP addresses ---------------------------------------------------------------------------------
 
-// Loopback, "any" and broadcast addresses name a machine's own interfaces, never a person.
-const NON_PERSONAL_IPV4 = /^(?:127\.|0\.0\.0\.0$|255\.255\.255\.255$)/;
+// Loopback, "any" and broadcast addresses name a machine's own interfaces, never a person; a
+// quad starting 255 is a netmask. ipaddr.js names the ranges of both families.
+const NON_PERSONAL_RANGES = new Set(['loopback', 'unspecified', 'broadcast']);
 
-function validateIpv4(match: RegExpExecArray): Verdict {
-  if (!ipv4Valid(match[0])) return rejected('ipv4-octets: out of range');
-  return NON_PERSONAL_IPV4.test(match[0]) ? rejected('ipv4-octets: loopback/broadcast') : ok('ipv4-octets: ok');
+function nonPersonal(value: string): boolean {
+  try {
+    const parsed = ipaddr.parse(value);
+    const address = parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+    return NON_PERSONAL_RANGES.has(address.range()) || address.toString().startsWith('255.');
+  } catch {
+    return false;
+  }
+}
+
+/** Four decimal octets 0–255 written with leading zeros ("192.168.001.010"). */
+function zeroPaddedIpv4(value: string): boolean {
+  return value.split('.').every((part) => part.length <= 3 && Number(part) <= 255);
+}
+
+// A dotted quad right after one of these words is a version or a section number, not an address
+// ("version 1.2.3.4", "firmware v10.2.0.1", "see section 4.2.1.3"). Only the words right before the
+// value count: a log line "update from 203.0.113.5" still holds an address.
+const NUMBERING_BEFORE =
+  /(?<![A-Za-z])(?:version|versions|ver|release|build|firmware|sdk|package|upgrade|update|patch|changelog|oid|snmp|mib|section|chapter|clause|paragraph|article|figure|table|step|item|rule|§)\.?(?:\s+(?:is|was|of|to|now))?[\s:=#@-]*v?$/i;
+
+function validateIpv4(match: RegExpExecArray, text: string): Verdict {
+  if (!ipv4Valid(match[0])) {
+    // Zero-padded octets are how some logs and forms print addresses, and how some version
+    // numbers look: only next to a word such as "IP" or "host".
+    if (!zeroPaddedIpv4(match[0])) return rejected('ipv4-octets: out of range');
+    const unpadded = match[0].split('.').map(Number).join('.');
+    if (nonPersonal(unpadded)) return rejected('ipv4-octets: loopback/broadcast');
+    return ok('ipv4-octets: ok, zero-padded', { baseScore: 0, contextScore: 0.85 });
+  }
+  if (nonPersonal(match[0])) return rejected('ipv4-octets: loopback/broadcast/netmask');
+  if (NUMBERING_BEFORE.test(text.slice(Math.max(0, match.index - 24), match.index))) return rejected('ipv4-octets: version or section number');
+  return ok('ipv4-octets: ok');
 }
 
 const HEX_CHAR = /[0-9A-Fa-f]/;
@@ -141,8 +173,8 @@ function validateIpv6(match: RegExpExecArray, text: string): Verdict {
   if (value.endsWith(':') && !value.endsWith('::')) value = value.slice(0, -1);
   const end = start + value.length;
   if (isAlnumAt(text, end)) return rejected('ipv6-groups: runs on');
-  if (value === '::1' || value === '::') return rejected('ipv6-groups: loopback');
-  return ipv6Valid(value) ? ok('ipv6-groups: ok', { start, end }) : rejected('ipv6-groups: malformed');
+  if (!ipv6Valid(value)) return rejected('ipv6-groups: malformed');
+  return nonPersonal(value) ? rejected('ipv6-groups: loopback/unspecified') : ok('ipv6-groups: ok', { start, end });
 }
 
 // --- payment cards and bank accounts --------------------------------------------------------------
@@ -279,7 +311,11 @@ function validatePhone(match: RegExpExecArray, text: string): Verdict {
 // --- UK -------------------------------------------------------------------------------------------
 
 function validateNino(match: RegExpExecArray): Verdict {
-  return ninoValid(match[0].replace(/ /g, '').toUpperCase()) ? ok('nino-rules: ok') : rejected('nino-rules: excluded letters');
+  const compact = match[0].replace(/ /g, '').toUpperCase();
+  if (ninoValid(compact)) return ok('nino-rules: ok');
+  // QQ is never issued but is the prefix HMRC prints in examples: labelled, it is still meant as one.
+  if (compact.startsWith('QQ') && ninoValid(`AB${compact.slice(2)}`)) return ok('nino-rules: example prefix QQ', { baseScore: 0, contextScore: 0.85 });
+  return rejected('nino-rules: excluded letters');
 }
 
 function validateNhs(match: RegExpExecArray): Verdict {
@@ -293,11 +329,13 @@ function validateNhs(match: RegExpExecArray): Verdict {
 
 // Shapes distinctive enough to report without a context word even where no checksum is known.
 const DISTINCTIVE_VAT = /^(?:ATU\d{8}|NL\d{9}B\d{2}|SE\d{10}01)$/;
+const VAT_SEPARATORS = /[ .\-/]/g;
 
 /**
- * VAT numbers are often printed in groups ("FR 83 404 833 048", "BE 0403.170.701"). The regex
- * may take in a following upper-case word, so try the longest run of groups first and drop
- * trailing groups until a member-state shape fits.
+ * VAT numbers are often printed in groups ("FR 83 404 833 048", "BE 0403.170.701", "PL 584-030-44-72").
+ * The regex may take in a following word, so try the longest run of groups first and drop
+ * trailing groups until a member-state shape fits. Only an upper-case prefix counts: "de", "it"
+ * and "es" are words far more often than country codes.
  */
 function validateVat(match: RegExpExecArray): Verdict {
   const prefix = match[1] ?? '';
@@ -305,21 +343,41 @@ function validateVat(match: RegExpExecArray): Verdict {
   const bodyOffset = match.index + match[0].length - body.length;
   const groupEnds: number[] = [];
   for (let i = 0; i < body.length; i += 1) {
-    if (body[i + 1] === ' ' || body[i + 1] === '.' || i === body.length - 1) groupEnds.push(i + 1);
+    const next = body[i + 1];
+    if (next === ' ' || next === '.' || next === '-' || next === '/' || i === body.length - 1) groupEnds.push(i + 1);
   }
   for (let g = groupEnds.length - 1; g >= 0; g -= 1) {
     const length = groupEnds[g] ?? 0;
-    const compact = body.slice(0, length).replace(/[ .]/g, '');
+    const compact = body.slice(0, length).replace(VAT_SEPARATORS, '').toUpperCase();
     const verdict = euVatVerdict(prefix, compact);
     if (verdict === 'bad-format') continue;
     const span = { start: match.index, end: bodyOffset + length };
-    if (verdict === 'checksum-failed') return rejected(`vat-checksum(${prefix}): failed`);
+    // A failed check digit next to "VAT"/"USt-IdNr." is still a VAT number someone mistyped or
+    // made up for an example; without such a word it is just a code.
+    if (verdict === 'checksum-failed') {
+      // ATU…, NL…B.. and SE…01 are never anything else: a made-up example is still meant as one.
+      const distinctive = DISTINCTIVE_VAT.test(prefix + compact);
+      return ok(`vat-checksum(${prefix}): failed`, { ...span, baseScore: distinctive ? 0.55 : 0, contextScore: distinctive ? 0.75 : 0.6 });
+    }
     if (verdict === 'checksum-ok') return ok(`vat-checksum(${prefix}): ok`, span);
     const distinctive = DISTINCTIVE_VAT.test(prefix + compact);
     return ok(`vat-format(${prefix}): ok, no checksum`, { ...span, baseScore: distinctive ? 0.55 : 0, contextScore: 0.85 });
   }
   return rejected(`vat-format(${prefix}): no match`);
 }
+
+/**
+ * A VAT number printed without its country prefix right after its label ("Partita IVA 00743110157",
+ * "USt-IdNr.: 136695976"): the label is the evidence; a member state's check digit raises the score.
+ */
+function validateNationalVat(match: RegExpExecArray): Verdict {
+  const digits = digitsOf(match[0]);
+  for (const prefix of NATIONAL_VAT_PREFIXES) {
+    if (euVatVerdict(prefix, digits) === 'checksum-ok') return ok(`vat-checksum(${prefix}): ok`);
+  }
+  return ok('vat-format: labelled, no checksum matched', { contextScore: 0.6 });
+}
+const NATIONAL_VAT_PREFIXES = ['AT', 'BE', 'BG', 'CZ', 'DE', 'DK', 'EE', 'EL', 'FI', 'FR', 'GB', 'HR', 'HU', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'];
 
 // --- India ----------------------------------------------------------------------------------------
 
@@ -363,7 +421,6 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
     baseScore: 0.8,
     contextScore: 0.95,
     contextWords: ['ip', 'ip address', 'ipv4', 'address', 'host', 'hostname', 'server', 'client', 'gateway', 'dns', 'router', 'subnet', 'proxy', 'ping', 'connected', 'connection', 'logged in', 'login', 'remote', 'source'],
-    negativeWords: VERSION_WORDS,
     contextBefore: 32,
     requires: ['.'],
     precedence: 5,
@@ -519,7 +576,9 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
     name: 'eu-vat-number',
     entity: 'PII.EU_VAT',
     pack: 'eu',
-    regex: /(?<![A-Za-z0-9])(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK)[ -]?([A-Z0-9+*](?:[ .]?[A-Z0-9+*]){7,13})(?![A-Za-z0-9])/g,
+    // The body has a digit within its first three characters, so "Greek VAT EL …" does not start a
+    // match at "Gr" and swallow the real prefix.
+    regex: /(?<![A-Za-z0-9])(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|GB|GR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|XI) ?[-:.]? ?((?:[A-Za-z+*][ .\-/]?){0,2}\d(?:[ .\-/]?[A-Za-z0-9+*]){6,13})(?![A-Za-z0-9])/g,
     baseScore: 0.8,
     contextScore: 0.95,
     contextWords: [
@@ -529,6 +588,25 @@ export const PII_PATTERNS: readonly PiiPattern[] = [
     ],
     precedence: 9,
     validate: validateVat,
+  },
+  {
+    name: 'eu-vat-number-national',
+    entity: 'PII.EU_VAT',
+    pack: 'eu',
+    regex: /(?=\d)(?<![\w.,/-])\d(?:[ .\-/]?\d){7,12}(?![\w-]|[.,/]\d)/g,
+    baseScore: 0,
+    contextScore: 0.85,
+    // Labels that name a VAT (or VAT-like tax) number outright; not the looser "tax id".
+    contextWords: [
+      'vat', 'vat no', 'vat number', 'vat id', 'vat reg', 'vat registration', 'tva', 'n° tva', 'iva', 'p.iva', 'p. iva', 'partita iva',
+      'ust-idnr', 'ust-id', 'ustid', 'ust-id-nr', 'umsatzsteuer-id', 'umsatzsteuer-identifikationsnummer', 'btw', 'btw-nummer',
+      'btw-id', 'nip', 'mwst-nr', 'momsnummer', 'momsregistreringsnummer', 'alv-numero', 'dic', 'ič dph', 'nif-iva',
+    ],
+    contextBefore: 24,
+    contextAfter: 0,
+    contextAdjacent: true,
+    precedence: 9,
+    validate: validateNationalVat,
   },
   {
     name: 'in-aadhaar',

@@ -166,8 +166,10 @@ describe('EU VAT checksums', () => {
   it('gives a verdict per member state', () => {
     expect(euVatVerdict('DE', '136695976')).toBe('checksum-ok');
     expect(euVatVerdict('DE', '136695977')).toBe('checksum-failed');
-    expect(euVatVerdict('AT', 'U13585627')).toBe('format-only');
-    expect(euVatVerdict('NL', '123456789B01')).toBe('format-only');
+    expect(euVatVerdict('AT', 'U13585627')).toBe('checksum-ok');
+    expect(euVatVerdict('AT', 'U13585628')).toBe('checksum-failed');
+    expect(euVatVerdict('NL', '123456789B01')).toBe('checksum-failed');
+    expect(euVatVerdict('NL', '135792460B01')).toBe('checksum-ok');
     expect(euVatVerdict('AT', '13585627')).toBe('bad-format');
     expect(euVatVerdict('FR', 'K7404833048')).toBe('format-only');
   });
@@ -180,5 +182,35 @@ describe('birth dates', () => {
     expect(plausibleBirthDate(31, 4, 1980, 2026)).toBe(false);
     expect(plausibleBirthDate(1, 13, 1980, 2026)).toBe(false);
     expect(plausibleBirthDate(1, 1, 2030, 2026)).toBe(false);
+  });
+});
+
+describe('EU VAT checksums of the other member states', () => {
+  // Bodies built for these tests: each check digit computed from an arbitrary base, and the same
+  // body with the check digit changed must fail.
+  const VALID: Array<[string, string]> = [
+    ['AT', 'U24680138'], ['BG', '246813579'], ['CY', '12468135X'], ['CZ', '24681351'], ['DE', '246813573'],
+    ['EE', '102468139'], ['EL', '246813570'], ['ES', 'B24681355'], ['ES', 'B2468135E'], ['FI', '24681357'],
+    ['GB', '135792450'], ['HR', '24681357913'], ['HU', '24681353'], ['IE', '2468135E'], ['LT', '246813579'],
+    ['LV', '44681357913'], ['MT', '24681336'], ['NL', '864201357B01'], ['RO', '24681350'], ['SE', '246813579901'],
+    ['SI', '13579240'], ['SK', '2468135791'],
+  ];
+  it.each(VALID)('%s %s passes and a changed check digit fails', (prefix, body) => {
+    expect(euVatVerdict(prefix, body)).toBe('checksum-ok');
+    const last = body.length - (prefix === 'NL' ? 4 : prefix === 'SE' ? 3 : 1);
+    const char = body[last] ?? '0';
+    const changed = /\d/.test(char) ? String((Number(char) + 1) % 10) : char === 'A' ? 'B' : 'A';
+    expect(euVatVerdict(prefix, body.slice(0, last) + changed + body.slice(last + 1))).not.toBe('checksum-ok');
+  });
+  it('reads Spanish personal numbers (DNI, NIE) and the Greek and Northern Irish prefixes', () => {
+    expect(euVatVerdict('ES', '12345678Z')).toBe('checksum-ok');
+    expect(euVatVerdict('ES', 'X1234567L')).toBe('checksum-ok');
+    expect(euVatVerdict('ES', '12345678A')).toBe('checksum-failed');
+    expect(euVatVerdict('GR', '246813570')).toBe('checksum-ok');
+    expect(euVatVerdict('XI', '135792450')).toBe('checksum-ok');
+  });
+  it('restores dropped leading zeros', () => {
+    expect(euVatVerdict('BE', '403170701')).toBe('checksum-ok');
+    expect(euVatVerdict('EL', '46813570')).not.toBe('bad-format');
   });
 });

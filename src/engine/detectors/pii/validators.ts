@@ -263,14 +263,7 @@ export function panValid(value: string): boolean {
 /** Germany: ISO 7064 MOD 11,10 over the first eight digits. */
 export function deVatValid(digits: string): boolean {
   if (digits.length !== 9 || !isAllDigits(digits) || digits[0] === '0') return false;
-  let product = 10;
-  for (let i = 0; i < 8; i += 1) {
-    let sum = (digitAt(digits, i) + product) % 10;
-    if (sum === 0) sum = 10;
-    product = (2 * sum) % 11;
-  }
-  const check = 11 - product === 10 ? 0 : 11 - product;
-  return check === digitAt(digits, 8);
+  return mod11x10Valid(digits);
 }
 
 /** Italy (partita IVA): 11 digits with a Luhn check digit. */
@@ -328,28 +321,200 @@ export function luVatValid(digits: string): boolean {
   return Number(digits.slice(0, 6)) % 89 === Number(digits.slice(6));
 }
 
-/** EU VAT body shapes per member-state prefix (after the two-letter prefix, no spaces). */
+/** Weighted digit sum: digits[i] * weights[i] over the weights' length. */
+function weightedSum(digits: string, weights: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < weights.length; i += 1) sum += digitAt(digits, i) * (weights[i] ?? 0);
+  return sum;
+}
+
+/** ISO 7064 MOD 11,10 over all digits but the last, which is the check digit (DE, HR). */
+function mod11x10Valid(digits: string): boolean {
+  let product = 10;
+  for (let i = 0; i < digits.length - 1; i += 1) {
+    let sum = (digitAt(digits, i) + product) % 10;
+    if (sum === 0) sum = 10;
+    product = (2 * sum) % 11;
+  }
+  const check = 11 - product === 10 ? 0 : 11 - product;
+  return check === digitAt(digits, digits.length - 1);
+}
+
+/** Austria: U then eight digits; Luhn-like sum of the first seven, offset by 4. */
+export function atVatValid(body: string): boolean {
+  const digits = body.slice(1);
+  let sum = 0;
+  for (let i = 0; i < 7; i += 1) {
+    let d = digitAt(digits, i);
+    if (i % 2 === 1) {
+      d *= 2;
+      d = Math.floor(d / 10) + (d % 10);
+    }
+    sum += d;
+  }
+  return (10 - ((sum + 4) % 10)) % 10 === digitAt(digits, 7);
+}
+
+/** Bulgaria (legal entities, 9 digits): weights 1..8, falling back to 3..10 when the rest is 10. */
+export function bgVatValid(digits: string): boolean {
+  if (digits.length !== 9) return true; // 10-digit personal numbers: format only
+  let check = weightedSum(digits, [1, 2, 3, 4, 5, 6, 7, 8]) % 11;
+  if (check === 10) check = (weightedSum(digits, [3, 4, 5, 6, 7, 8, 9, 10]) % 11) % 10;
+  return check === digitAt(digits, 8);
+}
+
+/** Cyprus: eight digits and a check letter over the digits (odd positions remapped). */
+export function cyVatValid(body: string): boolean {
+  const odd = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21];
+  let sum = 0;
+  for (let i = 0; i < 8; i += 1) sum += i % 2 === 0 ? (odd[digitAt(body, i)] ?? 0) : digitAt(body, i);
+  return String.fromCharCode(65 + (sum % 26)) === body[8];
+}
+
+/** Czechia (legal entities, 8 digits): weights 8..2, check 11 − (sum mod 11) with 10→0, 11→1. */
+export function czVatValid(digits: string): boolean {
+  if (digits.length !== 8) return true; // 9/10-digit personal numbers: format only
+  const rest = 11 - (weightedSum(digits, [8, 7, 6, 5, 4, 3, 2]) % 11);
+  return (rest === 10 ? 0 : rest === 11 ? 1 : rest) === digitAt(digits, 7);
+}
+
+export function eeVatValid(digits: string): boolean {
+  return (10 - (weightedSum(digits, [3, 7, 1, 3, 7, 1, 3, 7]) % 10)) % 10 === digitAt(digits, 8);
+}
+
+/** Greece: powers of two as weights, (sum mod 11) mod 10. */
+export function elVatValid(digits: string): boolean {
+  return (weightedSum(digits, [256, 128, 64, 32, 16, 8, 4, 2]) % 11) % 10 === digitAt(digits, 8);
+}
+
+const ES_DNI_LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE';
+
+/** Spain: DNI (8 digits + letter), NIE (X/Y/Z + 7 digits + letter), K/L/M, or CIF (letter + 7 digits + control). */
+export function esVatValid(body: string): boolean {
+  const first = body[0] ?? '';
+  const last = body[8] ?? '';
+  if (/\d/.test(first)) return ES_DNI_LETTERS[Number(body.slice(0, 8)) % 23] === last;
+  if ('XYZ'.includes(first)) return ES_DNI_LETTERS[Number(String('XYZ'.indexOf(first)) + body.slice(1, 8)) % 23] === last;
+  if ('KLM'.includes(first)) return ES_DNI_LETTERS[Number(body.slice(1, 8)) % 23] === last;
+  const digits = body.slice(1, 8);
+  if (!isAllDigits(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < 7; i += 1) {
+    let d = digitAt(digits, i);
+    if (i % 2 === 0) {
+      d *= 2;
+      d = Math.floor(d / 10) + (d % 10);
+    }
+    sum += d;
+  }
+  const control = (10 - (sum % 10)) % 10;
+  return last === String(control) || last === 'JABCDEFGHI'[control];
+}
+
+export function fiVatValid(digits: string): boolean {
+  const rest = weightedSum(digits, [7, 9, 10, 5, 8, 4, 2]) % 11;
+  if (rest === 1) return false;
+  return (rest === 0 ? 0 : 11 - rest) === digitAt(digits, 7);
+}
+
+/** United Kingdom: weights 8..2 plus the last two digits, divisible by 97 (or with 55 added). */
+export function gbVatValid(digits: string): boolean {
+  const nine = digits.slice(0, 9);
+  const total = weightedSum(nine, [8, 7, 6, 5, 4, 3, 2]) + Number(nine.slice(7, 9));
+  return total % 97 === 0 || (total + 55) % 97 === 0;
+}
+
+export function hrVatValid(digits: string): boolean {
+  return mod11x10Valid(digits);
+}
+
+export function huVatValid(digits: string): boolean {
+  return (10 - (weightedSum(digits, [9, 7, 3, 1, 9, 7, 3]) % 10)) % 10 === digitAt(digits, 7);
+}
+
+/** Ireland: seven digits, a check letter (mod 23) and an optional second letter weighted 9. */
+export function ieVatValid(body: string): boolean {
+  let value = body;
+  // The old layout (digit, letter, five digits, letter) re-orders into the new one.
+  if (/^\d[A-Z+*]\d{5}[A-W]$/.test(value)) value = `0${value.slice(2, 7)}${value[0] ?? ''}${value[7] ?? ''}`;
+  let sum = weightedSum(value, [8, 7, 6, 5, 4, 3, 2]);
+  const extra = value[8];
+  if (extra !== undefined) sum += (extra === 'W' ? 0 : extra.charCodeAt(0) - 64) * 9;
+  return 'WABCDEFGHIJKLMNOPQRSTUV'[sum % 23] === value[7];
+}
+
+/** Lithuania: weights 1..n, falling back to 3..n+2 (cycled past 9) when the rest is 10. */
+export function ltVatValid(digits: string): boolean {
+  const n = digits.length - 1;
+  const weights = (offset: number): number[] => Array.from({ length: n }, (_, i) => ((i + offset) % 9) + 1);
+  let check = weightedSum(digits, weights(0)) % 11;
+  if (check === 10) check = (weightedSum(digits, weights(2)) % 11) % 10;
+  return check === digitAt(digits, n);
+}
+
+/** Latvia: legal entities (first digit above 3) have a weighted sum ≡ 3 mod 11; personal codes are format only. */
+export function lvVatValid(digits: string): boolean {
+  if (digitAt(digits, 0) <= 3) return true;
+  return weightedSum(digits, [9, 1, 4, 8, 3, 10, 2, 5, 7, 6, 1]) % 11 === 3;
+}
+
+export function mtVatValid(digits: string): boolean {
+  return 37 - (weightedSum(digits, [3, 4, 6, 7, 8, 9]) % 37) === Number(digits.slice(6));
+}
+
+/** Netherlands: the old mod-11 over the nine digits, or (since 2020) mod 97 over "NL" + body. */
+export function nlVatValid(body: string): boolean {
+  const digits = body.slice(0, 9);
+  const rest = weightedSum(digits, [9, 8, 7, 6, 5, 4, 3, 2]) % 11;
+  if (rest !== 10 && rest === digitAt(digits, 8)) return true;
+  return mod97(`NL${body}`) === 1;
+}
+
+/** Romania: 2–10 digits, right-aligned weights 7,5,3,2,1,7,5,3,2; (10·sum mod 11) mod 10. */
+export function roVatValid(digits: string): boolean {
+  const padded = digits.padStart(10, '0');
+  return ((weightedSum(padded, [7, 5, 3, 2, 1, 7, 5, 3, 2]) * 10) % 11) % 10 === digitAt(padded, 9);
+}
+
+/** Sweden: the ten-digit organisation number passes Luhn, then the suffix 01. */
+export function seVatValid(digits: string): boolean {
+  return luhnValid(digits.slice(0, 10));
+}
+
+export function siVatValid(digits: string): boolean {
+  const check = 11 - (weightedSum(digits, [8, 7, 6, 5, 4, 3, 2]) % 11);
+  if (check === 11) return false;
+  return (check === 10 ? 0 : check) === digitAt(digits, 7);
+}
+
+/** Slovakia: the ten-digit number is divisible by 11. */
+export function skVatValid(digits: string): boolean {
+  return Number(digits) % 11 === 0;
+}
+
+/** EU VAT body shapes per member-state prefix (after the two-letter prefix, no separators). */
 const VAT_SHAPES: Readonly<Record<string, RegExp>> = {
   AT: /^U\d{8}$/,
   BE: /^[01]\d{9}$/,
   BG: /^\d{9,10}$/,
-  CY: /^\d{8}[A-Z]$/,
+  CY: /^[013-59]\d{7}[A-Z]$/,
   CZ: /^\d{8,10}$/,
-  DE: /^\d{9}$/,
+  DE: /^[1-9]\d{8}$/,
   DK: /^\d{8}$/,
   EE: /^10\d{7}$/,
   EL: /^\d{9}$/,
   ES: /^[A-Z0-9]\d{7}[A-Z0-9]$/,
   FI: /^\d{8}$/,
   FR: /^[A-HJ-NP-Z0-9]{2}\d{9}$/,
+  GB: /^(?:\d{9}|\d{12})$/,
   HR: /^\d{11}$/,
   HU: /^\d{8}$/,
-  IE: /^(?:\d{7}[A-W][A-I]?|\d[A-Z+*]\d{5}[A-W])$/,
+  IE: /^(?:\d{7}[A-W][A-IW]?|\d[A-Z+*]\d{5}[A-W])$/,
   IT: /^\d{11}$/,
   LT: /^(?:\d{9}|\d{12})$/,
   LU: /^\d{8}$/,
   LV: /^\d{11}$/,
-  MT: /^\d{8}$/,
+  MT: /^[1-9]\d{7}$/,
   NL: /^\d{9}B\d{2}$/,
   PL: /^\d{10}$/,
   PT: /^\d{9}$/,
@@ -360,23 +525,56 @@ const VAT_SHAPES: Readonly<Record<string, RegExp>> = {
 };
 
 const VAT_CHECKSUMS: Readonly<Record<string, (body: string) => boolean>> = {
+  AT: atVatValid,
   BE: beVatValid,
+  BG: bgVatValid,
+  CY: cyVatValid,
+  CZ: czVatValid,
   DE: deVatValid,
   DK: dkVatValid,
+  EE: eeVatValid,
+  EL: elVatValid,
+  ES: esVatValid,
+  FI: fiVatValid,
   FR: frVatValid,
+  GB: gbVatValid,
+  HR: hrVatValid,
+  HU: huVatValid,
+  IE: ieVatValid,
   IT: itVatValid,
+  LT: ltVatValid,
   LU: luVatValid,
+  LV: lvVatValid,
+  MT: mtVatValid,
+  NL: nlVatValid,
   PL: plVatValid,
   PT: ptVatValid,
+  RO: roVatValid,
+  SE: seVatValid,
+  SI: siVatValid,
+  SK: skVatValid,
 };
+
+/** Prefixes in use besides the member-state codes: Greece's ISO code, Northern Ireland. */
+const VAT_PREFIX_ALIASES: Readonly<Record<string, string>> = { GR: 'EL', XI: 'GB' };
+
+/** Restores leading zeros that are often dropped in print (BE 9 digits, NL short, EL 8 digits). */
+function padVatBody(prefix: string, body: string): string {
+  if (prefix === 'BE' && /^\d{9}$/.test(body)) return `0${body}`;
+  if (prefix === 'EL' && /^\d{8}$/.test(body)) return `0${body}`;
+  if (prefix === 'NL' && /^\d{7,8}B\d{2}$/.test(body)) return body.padStart(12, '0');
+  return body;
+}
 
 export type VatVerdict = 'checksum-ok' | 'checksum-failed' | 'format-only' | 'bad-format';
 
 /**
- * An EU VAT number given as prefix + body. `format-only` for member states whose check digit is
- * not verified (their shape, plus a context word, is the evidence; e.g. NL …B.., AT U…).
+ * An EU (or UK) VAT number given as prefix + compact upper-case body. `format-only` where no check
+ * digit can be verified (French keys with letters, personal numbers of some states).
  */
-export function euVatVerdict(prefix: string, body: string): VatVerdict {
+export function euVatVerdict(rawPrefix: string, rawBody: string): VatVerdict {
+  const prefix = VAT_PREFIX_ALIASES[rawPrefix] ?? rawPrefix;
+  const body = padVatBody(prefix, rawBody);
   const shape = VAT_SHAPES[prefix];
   if (shape === undefined || !shape.test(body)) return 'bad-format';
   const checksum = VAT_CHECKSUMS[prefix];
