@@ -135,6 +135,12 @@ export const DecisionSchema = Type.Object({
     ),
     dispute: Type.Object({ endpoint: Type.String(), decision_id: Type.String() }),
     tool_call: Type.Optional(ToolCallFactsSchema),
+    action_risk: Type.Optional(
+      Type.Array(
+        Type.Object({ signal: Type.String(), score: Type.Number(), slope: Type.Number(), latest: Type.Number(), turns: Type.Integer() }),
+        { description: 'conversation-level risk signals, e.g. crescendo.trajectory_drift: gradual escalation over the session\'s recent input turns (needs session_id)' },
+      ),
+    ),
   }),
   entities: Type.Array(Type.String()),
   degraded: Type.Array(Type.String()),

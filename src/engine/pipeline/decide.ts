@@ -22,6 +22,7 @@ import { runDetectors, type BudgetScaling, type RunResult } from './runner.js';
 import type { RequestBudget } from './request-budget.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
 import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
+import { CrescendoTracker, driftDetection, turnRisk, type TrajectoryDrift } from './crescendo.js';
 
 export { EMPTY_DIRECTORY, type AgentDirectory, type AgentFacts } from './agents.js';
 
@@ -106,6 +107,8 @@ export interface Decision {
     detectors: Array<{ key: string; status: DetectorStatus; matched: boolean; ms: number; cached?: boolean }>;
     dispute: { endpoint: string; decision_id: string };
     tool_call?: ToolCallFacts;
+    /** Conversation-level risk signals (spec 01 §2.5); present only when one is raised. */
+    action_risk?: TrajectoryDrift[];
   };
   entities: string[];
   degraded: string[];
@@ -170,6 +173,8 @@ interface PolicyRecord {
   facts: CallFacts | null;
   /** `key@version` of the canary candidate that decided the call, if any. */
   canary: string | null;
+  /** Session drift raised by this call (crescendo.ts); its detection is in `facts`. */
+  drift?: TrajectoryDrift;
 }
 
 export class Pipeline {
@@ -177,6 +182,7 @@ export class Pipeline {
   private readonly tokenKey = randomBytes(32);
   private readonly storedByResult = new WeakMap<readonly Detection[], { sha256: string; redacted: () => string }>();
   private readonly sessions = new SessionTaint();
+  private readonly crescendo = new CrescendoTracker();
   private readonly loops = new LoopTracker();
 
   constructor(private readonly deps: PipelineDeps) {}
@@ -206,12 +212,14 @@ export class Pipeline {
       const hostile = run.detections.some((d) => d.entity.startsWith('INJECTION.') && d.score >= HOSTILE_SCORE);
       this.sessions.remember(call.agent, call.sessionId, call.surface, call.content, hostile, nowMs);
     }
+    // Crescendo: every input turn of a session feeds its risk trajectory; drift is one more detection.
+    const drift = call.sessionId !== undefined && call.surface === 'input' ? this.crescendo.note(call.agent, call.sessionId, turnRisk(run.detections), nowMs) : null;
     const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs) : null;
 
     const { packs, canary } = policies.packsFor({ agent: call.agent, team: agent.team, environment: call.environment ?? agent.environment, session: call.sessionId ?? null });
     const facts: CallFacts = {
       surface: call.surface,
-      detections: run.detections,
+      detections: drift === null ? run.detections : [...run.detections, driftDetection(drift)],
       taint: toolFacts?.taintLevel ?? contentTaint(call),
       capability: toolFacts?.capability.outcomes ?? new Set(),
       completionFacts: call.completion ?? null,
@@ -264,7 +272,7 @@ export class Pipeline {
     const outcome = { verdict, effective: effectiveVerdict, decisive, mode };
     const decisionId = newId('dec');
     if (toolFacts !== null) await this.applyApproval(call, toolFacts, fired, outcome, decisionId);
-    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary });
+    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary, ...(drift === null ? {} : { drift }) });
   }
 
   /** Taint, capability, action analysis, loop and budget state of one tool call. */
@@ -376,10 +384,11 @@ export class Pipeline {
         detectors: run.runs.map(({ key, status, matched, ms, cached }) => ({ key, status, matched, ms, ...(cached ? { cached } : {}) })),
         dispute: { endpoint: 'POST /api/guardrails/feedback', decision_id: decisionId },
       },
-      entities: [...new Set(run.detections.map((detection) => detection.entity))].sort(),
+      entities: [...new Set((policy.facts?.detections ?? run.detections).map((detection) => detection.entity))].sort(),
       degraded: run.degraded,
     };
     if (toolFacts !== null) decision.explanation.tool_call = toolCallView(toolFacts);
+    if (policy.drift !== undefined) decision.explanation.action_risk = [policy.drift];
     const transformed = this.transform(call.content, fired, run.detections);
     if (transformed !== null) decision.transformed_content = transformed.text;
     if (verdict === 'escalate' && toolFacts !== null && this.deps.approvals !== undefined) {
