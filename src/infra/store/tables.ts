@@ -124,6 +124,20 @@ export interface DetectorSettingsTable {
   updated_at: string;
 }
 
+export interface JudgmentPostureTable {
+  /** Always `current`: one row. */
+  id: string;
+  /** JSON list of tier strings. */
+  tiers: string;
+  pii_egress: string;
+  /** 1 or 0. */
+  fail_closed: number;
+  backend: string;
+  reason: string;
+  updated_by: string;
+  updated_at: string;
+}
+
 export interface PolicyStateTable {
   key: string;
   mode: string;
@@ -576,6 +590,7 @@ export interface Database {
   findings: FindingsTable;
   dead_letters: DeadLettersTable;
   detector_settings: DetectorSettingsTable;
+  judgment_posture: JudgmentPostureTable;
   policy_state: PolicyStateTable;
   api_tokens: ApiTokensTable;
   agent_credentials: AgentCredentialsTable;

@@ -11,6 +11,7 @@ import * as policyCode from './2026-11-21-08-policy-code.js';
 import * as deadLetters from './2026-11-25-09-dead-letters.js';
 import * as auditSigning from './2026-11-25-10-audit-signing.js';
 import * as approvalDedupe from './2026-11-25-11-approval-dedupe.js';
+import * as judgmentPosture from './2026-11-25-12-judgment-posture.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -24,6 +25,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-09-dead-letters': deadLetters,
   '2026-11-25-10-audit-signing': auditSigning,
   '2026-11-25-11-approval-dedupe': approvalDedupe,
+  '2026-11-25-12-judgment-posture': judgmentPosture,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
