@@ -22,6 +22,7 @@ import { guardRoutes } from './areas/guard/routes.js';
 import { feedbackRoutes } from './areas/guardrails/routes.js';
 import { identityRoutes } from './areas/identities/routes.js';
 import { jobRoutes } from './areas/jobs/routes.js';
+import { judgmentRoutes } from './areas/judgment/routes.js';
 import { mcpRoutes } from './areas/mcp/routes.js';
 import { memoryRoutes } from './areas/memory/routes.js';
 import { metricsRoutes } from './areas/metrics/routes.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(auditRoutes, { audit: services.auditService });
   await app.register(findingRoutes, { findings: services.findings, attention: services.attention });
   await app.register(detectorRoutes, { detectors: services.detectors });
+  await app.register(judgmentRoutes, { judgment: services.judgment });
   await app.register(policyRoutes, services.policyServices);
   await app.register(customRuleRoutes, { customRules: services.customRules });
   await app.register(businessRoutes, { businessRules: services.businessRules });

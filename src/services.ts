@@ -25,6 +25,7 @@ import { FindingService } from './areas/findings/service.js';
 import { SuppressionFilter } from './areas/guardrails/filter.js';
 import { FeedbackService } from './areas/guardrails/service.js';
 import { IdentityService } from './areas/identities/service.js';
+import { JudgmentService } from './areas/judgment/service.js';
 import { registerJobHandlers } from './areas/jobs/handlers.js';
 import { JobService } from './areas/jobs/service.js';
 import { McpService } from './areas/mcp/service.js';
@@ -40,6 +41,10 @@ import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
 import { RunGovernor } from './areas/usage/service.js';
 import { ALL_DETECTORS } from './engine/detectors/index.js';
+import { createJudgmentDetectors } from './engine/detectors/judgment/detectors.js';
+import { bindRailsSettings } from './engine/detectors/rails/index.js';
+import { bindSimilaritySettings } from './engine/detectors/similarity/index.js';
+import { defaultPosture, JudgmentState } from './engine/detectors/judgment/posture.js';
 import { DetectorRegistry } from './engine/detectors/registry.js';
 import type { Detector } from './engine/detectors/types.js';
 import { loadSqlParser } from './engine/pipeline/actions/index.js';
@@ -100,6 +105,7 @@ export interface Services {
   pipeline: Pipeline;
   recorder: Recorder;
   detectors: DetectorService;
+  judgment: JudgmentService;
   policies: PolicyServices['policies'];
   policyServices: PolicyServices;
   customRules: CustomRuleService;
@@ -151,7 +157,16 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
   const customRulesDetector = new CustomRulesDetector();
   const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY];
-  const detectorRegistry = new DetectorRegistry([...(deps.detectors ?? ALL_DETECTORS), customRulesDetector], detectorKeys, {
+  // The judgment detectors read this process's posture (stored by PUT /api/judgment/posture, else the settings).
+  const judgmentState = new JudgmentState(defaultPosture(config.judgment_tiers), { allowEgress: config.allow_egress }, (name) => process.env[name]);
+  const judgmentDetectors = createJudgmentDetectors(judgmentState);
+  const ownJudgment = new Map([judgmentDetectors.injection, judgmentDetectors.pii].map((detector) => [detector.key, detector]));
+  const registered = bindRailsSettings(
+    (deps.detectors ?? ALL_DETECTORS).map((detector) => ownJudgment.get(detector.key) ?? detector),
+    { banned_terms: config.rails_banned_terms, validators: config.rails_validators },
+  );
+  const withSimilarity = await bindSimilaritySettings(registered, config.similarity_model_path);
+  const detectorRegistry = new DetectorRegistry([...withSimilarity, customRulesDetector], detectorKeys, {
     acceptRestrictedModelLicences: config.accept_restricted_model_licences,
   });
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
@@ -273,10 +288,22 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     threads: config.report_threads,
   });
   const detectors = new DetectorService(detectorRegistry, detectorKeys, store, audit, clock);
+  const judgment = new JudgmentService({
+    store,
+    audit,
+    clock,
+    state: judgmentState,
+    configuredTiers: config.judgment_tiers,
+    // Availability follows the posture: rebuilding the lists also keeps the detection cache from answering from before.
+    onChange: () => {
+      for (const key of ownJudgment.keys()) if (detectorRegistry.isEnabled(key)) detectorRegistry.setEnabled(key, true);
+    },
+  });
   const health = new HealthRegistry(store);
   const versions = new VersionRegistry();
 
   await detectors.sync();
+  await judgment.sync();
   await policies.seed();
   await policies.sync();
   await suppressions.sync();
@@ -323,6 +350,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     pipeline,
     recorder,
     detectors,
+    judgment,
     policies,
     policyServices,
     customRules,
@@ -365,7 +393,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       sweeping = true;
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
-        Promise.all([detectors.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
+        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
           log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
         );
       }, STATE_SYNC_MS);

@@ -9,13 +9,13 @@ describe.each(DIALECTS)('detectors API (%s)', (dialect) => {
     const listed = await json(ctx.gateway.request('/api/detectors'));
     const byKey = new Map(listed.items.map((item: { key: string }) => [item.key, item]));
     for (const key of DEFAULT_DETECTORS) expect(byKey.get(key)).toMatchObject({ available: true, enabled: true, reason: null });
-    for (const key of ['pii.ner', 'injection.classifier', 'injection.similarity', 'safety.vendor_classifier', 'safety.restricted', 'rails.config_engine', 'rails.validator_set', 'injection.judgment', 'pii.judgment']) {
+    for (const key of ['safety.vendor_classifier', 'safety.restricted', 'rails.config_engine', 'rails.validator_set', 'injection.judgment', 'pii.judgment']) {
       expect(byKey.get(key)).toMatchObject({ available: false, enabled: false, opt_in: true, reason: expect.any(String) });
     }
   });
 
   it('refuses to switch on a detector that is not installed (422)', async () => {
-    const response = await ctx.gateway.request('/api/detectors/pii.ner', { method: 'POST', json: { enabled: true } });
+    const response = await ctx.gateway.request('/api/detectors/safety.vendor_classifier', { method: 'POST', json: { enabled: true } });
     expect(response.status).toBe(422);
     expect((await json(response)).detail).toContain('not installed');
     expect((await ctx.gateway.request('/api/detectors/no.such', { method: 'POST', json: { enabled: true } })).status).toBe(404);
@@ -29,7 +29,7 @@ describe.each(DIALECTS)('detectors API (%s)', (dialect) => {
     expect(response.status).toBe(422);
     expect((await json(response)).detail).toContain('accept_restricted_model_licences');
     // Other model detectors carry no such licence: their reason is only the missing package.
-    const classifier = listed.items.find((item: { key: string }) => item.key === 'injection.classifier');
+    const classifier = listed.items.find((item: { key: string }) => item.key === 'safety.vendor_classifier');
     expect(classifier.reason).not.toContain('licence');
   });
 

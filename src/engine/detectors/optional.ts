@@ -1,19 +1,16 @@
-// Hot path: no I/O here. The opt-in detectors of spec 01 §2.4 that need a model, a rails package or
-// a judgment tier. They are registered always, so `GET /api/detectors` lists them with the reason
-// they cannot run, but none works yet: each reports itself unavailable, and the runner never calls
-// detect() on an unavailable detector. Timeouts follow spec 01 §8 (classifier 250 ms, similarity
-// 150 ms, judgment 2000 ms); the rest use `detector_timeout_ms`.
+// Hot path: no I/O here. The opt-in detectors of spec 01 §2.4 that need a model or a rails package
+// (the judgment detectors are in ./judgment). They are registered always, so `GET /api/detectors`
+// lists them with the reason they cannot run, but none works yet: each reports itself unavailable,
+// and the runner never calls detect() on an unavailable detector. Timeouts follow spec 01 §8
+// (classifier 250 ms, similarity 150 ms); the rest use `detector_timeout_ms`.
 import { SURFACES, type Detector, type Surface } from './types.js';
 
 /** Surfaces where content can carry personal data, injections or harm: everything but tool_args. */
 const TEXT_SURFACES: readonly Surface[] = SURFACES.filter((surface) => surface !== 'tool_args');
-/** The surfaces injection.heuristic covers (spec 01 §2.4): all but completion. */
-const INJECTION_SURFACES: readonly Surface[] = SURFACES.filter((surface) => surface !== 'completion');
 /** The safety surfaces of safety.lexicon, which the safety models replace or back up. */
 const SAFETY_SURFACES: readonly Surface[] = ['input', 'output', 'retrieved', 'tool_result', 'completion'];
 
 const NEEDS_MODEL = 'needs an optional model package and local weights; not installed';
-const NEEDS_JUDGMENT = 'needs a judgment tier in judgment_tiers (hosted tiers also need allow_egress); none configured';
 
 interface OptionalDetectorSpec {
   key: string;
@@ -27,36 +24,6 @@ interface OptionalDetectorSpec {
 }
 
 const OPTIONAL_DETECTOR_SPECS: readonly OptionalDetectorSpec[] = [
-  {
-    key: 'pii.ner',
-    surfaces: SURFACES,
-    entityTypes: [
-      'PII.PERSON',
-      'PII.LOCATION',
-      'PII.DATE_TIME',
-      'PII.US_DRIVER_LICENSE',
-      'PII.MEDICAL_LICENSE',
-      'PII.CRYPTO_WALLET',
-    ],
-    costRank: 50,
-    reason: 'needs an optional NER package and a local language model; not installed',
-  },
-  {
-    key: 'injection.classifier',
-    surfaces: INJECTION_SURFACES,
-    entityTypes: ['INJECTION.JAILBREAK'],
-    costRank: 55,
-    timeoutMs: 250,
-    reason: NEEDS_MODEL,
-  },
-  {
-    key: 'injection.similarity',
-    surfaces: INJECTION_SURFACES,
-    entityTypes: ['INJECTION.SEMANTIC_SIMILARITY'],
-    costRank: 52,
-    timeoutMs: 150,
-    reason: 'needs an optional embedding package, local weights and an attack corpus; not installed',
-  },
   {
     key: 'safety.vendor_classifier',
     surfaces: SAFETY_SURFACES,
@@ -77,30 +44,7 @@ const OPTIONAL_DETECTOR_SPECS: readonly OptionalDetectorSpec[] = [
     surfaces: TEXT_SURFACES,
     entityTypes: ['RAILS.BLOCKED'],
     costRank: 70,
-    reason: 'needs the optional rails package and a configuration in rails_config_path; not installed',
-  },
-  {
-    key: 'rails.validator_set',
-    surfaces: TEXT_SURFACES,
-    entityTypes: ['RAILS.BLOCKED'],
-    costRank: 71,
-    reason: 'needs the optional validator package and validators listed in rails_validators; not installed',
-  },
-  {
-    key: 'injection.judgment',
-    surfaces: INJECTION_SURFACES,
-    entityTypes: ['INJECTION.INSTRUCTION_OVERRIDE'],
-    costRank: 100,
-    timeoutMs: 2000,
-    reason: NEEDS_JUDGMENT,
-  },
-  {
-    key: 'pii.judgment',
-    surfaces: SURFACES,
-    entityTypes: ['PII.PRESENT_UNLOCATED'],
-    costRank: 101,
-    timeoutMs: 2000,
-    reason: NEEDS_JUDGMENT,
+    reason: 'needs a dialogue-rails engine to run the configuration in rails_config_path; such engines exist only for Python, none for Node, so it is not installed',
   },
 ];
 

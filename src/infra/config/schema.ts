@@ -223,7 +223,15 @@ export const ConfigSchema = Type.Object(
       description: 'path of a dialogue-rails configuration',
     }),
     rails_validators: StringList('a JSON list of validator names', []),
-    judgment_tiers: StringList('a JSON list of judgment tiers', []),
+    similarity_model_path: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'local folder of an ONNX sentence-embedding model (model.onnx and vocab.txt) for injection.similarity, run by the optional package onnxruntime-node; unset: hashed character n-grams',
+    }),
+    rails_banned_terms: StringList('a JSON list of words and phrases rails.catalog.banned_terms reports (whole words, ASCII letters in any case)', []),
+    judgment_tiers: StringList(
+      "a JSON list of judgment tiers, each `<base-url>|<model>` or `<base-url>|<model>|<API_KEY_ENV>` of an OpenAI-compatible chat-completions endpoint, asked in order ('deterministic' is implicit); a loopback or private host is local, any other host is hosted and needs allow_egress; PUT /api/judgment/posture overrides it",
+      [],
+    ),
     allow_egress: Type.Boolean({ default: false, description: 'true or false: may payloads leave the machine' }),
     accept_restricted_model_licences: Type.Boolean({
       default: false,
@@ -314,6 +322,8 @@ export const DECISION_KEYS: readonly ConfigKey[] = [
   'pii_packs',
   'rails_config_path',
   'rails_validators',
+  'similarity_model_path',
+  'rails_banned_terms',
   'judgment_tiers',
   'allow_egress',
   'accept_restricted_model_licences',
