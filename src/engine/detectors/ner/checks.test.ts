@@ -2,17 +2,6 @@
 // same values with one character changed.
 import { describe, expect, it } from 'vitest';
 import { bitcoinBase58Valid, bitcoinBech32Valid, deaValid, ethereumChecksumValid, npiValid } from './checks.js';
-import { keccak256Hex } from './keccak.js';
-
-describe('keccak-256', () => {
-  it('matches the known digests of "" and "abc"', () => {
-    expect(keccak256Hex(new Uint8Array())).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
-    expect(keccak256Hex(new TextEncoder().encode('abc'))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
-  });
-  it('pads inputs longer than one block', () => {
-    expect(keccak256Hex(new Uint8Array(200))).toMatch(/^[0-9a-f]{64}$/);
-  });
-});
 
 describe('wallet checksums', () => {
   it('checks base58check Bitcoin addresses (P2PKH and P2SH)', () => {

@@ -2,7 +2,8 @@
 // bech32/bech32m, Ethereum EIP-55) and medical licence numbers (DEA, NPI). Pure functions over
 // the matched characters; no I/O.
 import { createHash } from 'node:crypto';
-import { keccak256Hex } from './keccak.js';
+import { keccak_256 } from '@noble/hashes/sha3';
+import { bytesToHex } from '@noble/hashes/utils';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_INDEX = new Map([...BASE58].map((char, index) => [char, index] as const));
@@ -80,7 +81,7 @@ export function bitcoinBech32Valid(address: string): boolean {
 /** Ethereum EIP-55: a letter is upper case exactly when its nibble of keccak256(lower-case hex) is ≥ 8. */
 export function ethereumChecksumValid(hex40: string): boolean {
   const lower = hex40.toLowerCase();
-  const hash = keccak256Hex(new TextEncoder().encode(lower));
+  const hash = bytesToHex(keccak_256(new TextEncoder().encode(lower)));
   for (let i = 0; i < 40; i += 1) {
     const char = hex40[i] ?? '';
     if (char >= '0' && char <= '9') continue;
