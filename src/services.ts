@@ -1,6 +1,7 @@
 // The composition root: buildServices() makes every service of the gateway once, in one place, for
 // the server (src/app.ts), `parapet worker` and the tests. It opens nothing but what the services
 // themselves hold (the store is passed in) and starts no timer until start() is called.
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { RegistryDirectory } from './areas/agents/directory.js';
@@ -313,6 +314,11 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   // 2: the mcp_tool condition; 3: agent, tool and argument conditions, on_block.
   versions.add('policy_language', () => '4');
   versions.add('detectors', () => `${detectorRegistry.enabledKeys().join(',')}@${GATEWAY_VERSION}`);
+  // Which judgment tiers answer and how personal data leaves: both change what judgment detectors decide.
+  versions.add('judgment_posture', () => {
+    const { tiers, pii_egress, fail_closed, backend } = judgmentState.posture;
+    return createHash('sha256').update(JSON.stringify([tiers, pii_egress, fail_closed, backend])).digest('hex').slice(0, 12);
+  });
   health.addGaps(() => [
     ...detectorRegistry.unavailableEnabled().map(({ key, reason }) => ({ what: `detector ${key}`, why: reason })),
     ...policyRegistry
