@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3';
 import { bytesToHex } from '@noble/hashes/utils';
+import { luhnValid } from '../pii/validators.js';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_INDEX = new Map([...BASE58].map((char, index) => [char, index] as const));
@@ -106,17 +107,5 @@ export function deaValid(value: string): boolean {
 /** US NPI: ten digits starting 1 or 2; Luhn over the number prefixed with the card issuer 80840. */
 export function npiValid(digits: string): boolean {
   if (!/^[12]\d{9}$/.test(digits)) return false;
-  const full = `80840${digits}`;
-  let sum = 0;
-  let double = false;
-  for (let i = full.length - 1; i >= 0; i -= 1) {
-    let d = full.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
+  return luhnValid(`80840${digits}`);
 }
