@@ -1,19 +1,11 @@
 // injection.judgment and pii.judgment through POST /v1/guard/input against a fake judgment model on
 // 127.0.0.1, and GET/PUT /api/judgment/posture with every refusal, on SQLite and PostgreSQL.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeOpenAI, type FakeReply } from '../../../test/helpers/fake-openai.js';
+import type { FakeReply } from '../../../test/helpers/fake-openai.js';
+import { FakeJudge } from '../../../test/helpers/fake-judge.js';
 import { auditOf } from '../../../test/helpers/audit.js';
 import { DIALECTS, json, startGateway, type TestGateway } from '../../../test/helpers/gateway.js';
 import { DEFAULT_DETECTORS } from '../../infra/config/schema.js';
-
-/** A fake judge: answers each prompt from its text, as a model would. */
-class FakeJudge extends FakeOpenAI {
-  protected override answer(request: IncomingMessage, response: ServerResponse, body: any): void {
-    if (this.script.length === 0) this.fallback = judge(body);
-    super.answer(request, response, body);
-  }
-}
 
 function judge(body: any): FakeReply {
   const system: string = body.messages?.[0]?.content ?? '';
@@ -34,7 +26,7 @@ const put = (gateway: TestGateway, body: unknown, token?: string) =>
   gateway.request('/api/judgment/posture', { method: 'PUT', json: body, ...(token === undefined ? {} : { token }) });
 
 describe.each(DIALECTS)('judgment (%s)', (dialect) => {
-  const fake = new FakeJudge();
+  const fake = new FakeJudge(judge);
   let gateway: TestGateway;
   let local: string;
 

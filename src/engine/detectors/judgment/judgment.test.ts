@@ -1,9 +1,9 @@
 // The judgment detectors against fake chat-completions tiers: a local one on 127.0.0.1 (a real
 // server) and a hosted one intercepted by undici's MockAgent, so nothing leaves the machine.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeOpenAI, type FakeReply } from '../../../../test/helpers/fake-openai.js';
+import type { FakeReply } from '../../../../test/helpers/fake-openai.js';
+import { FakeJudge } from '../../../../test/helpers/fake-judge.js';
 import type { DetectContext } from '../types.js';
 import { extractJsonObject, looseBoolean, looseScore } from './client.js';
 import { createJudgmentDetectors, judgedText, MAX_JUDGED_CHARS } from './detectors.js';
@@ -11,14 +11,6 @@ import { defaultPosture, JudgmentState, loosensPii, postureRefusals, sendsOffMac
 import { isLocalHost, parseTier } from './tiers.js';
 
 const context = (deadlineMs = 2000): DetectContext => ({ surface: 'input', settings: { pii_packs: ['global', 'us'] }, deadline: Date.now() + deadlineMs });
-
-/** A fake judge: answers each prompt from its text, as a model would. */
-class FakeJudge extends FakeOpenAI {
-  protected override answer(request: IncomingMessage, response: ServerResponse, body: any): void {
-    if (this.script.length === 0) this.fallback = judge(body);
-    super.answer(request, response, body);
-  }
-}
 
 function judge(body: any): FakeReply {
   const system: string = body.messages?.[0]?.content ?? '';
@@ -107,7 +99,7 @@ describe('posture', () => {
 });
 
 describe('judgment detectors', () => {
-  const fake = new FakeJudge();
+  const fake = new FakeJudge(judge);
   const hostedBodies: any[] = [];
   let mock: MockAgent;
   let previous: Dispatcher;

@@ -6,6 +6,7 @@
 // A tier is local when its host is a loopback or private address (payloads stay on the machine or
 // network); any other host, names included, is hosted and needs `allow_egress`.
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export const DETERMINISTIC_TIER = 'deterministic';
 
@@ -23,29 +24,18 @@ export interface JudgmentTier {
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
 
+/** Address ranges (ipaddr.js names) whose payloads stay on the machine or its network. */
+const LOCAL_RANGES = new Set(['loopback', 'private', 'linkLocal', 'uniqueLocal']);
+
 /** Loopback, private (RFC 1918, unique-local) and link-local addresses, and localhost names. */
 export function isLocalHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const family = isIP(host);
-  if (family === 4) {
-    const [a, b] = host.split('.').map(Number) as [number, number];
-    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-  }
-  if (family === 6) {
-    if (host === '::1') return true;
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-    if (mapped !== null) return isLocalHost(mapped[1] as string);
-    // URL writes an IPv4-mapped address in hex: ::ffff:7f00:1 is 127.0.0.1.
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-    if (hex !== null) {
-      const high = parseInt(hex[1] as string, 16);
-      const low = parseInt(hex[2] as string, 16);
-      return isLocalHost(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
-    }
-    return /^f[cd][0-9a-f]{0,2}:/.test(host) || /^fe[89ab][0-9a-f]?:/.test(host);
-  }
-  return false;
+  // Only literal addresses in their standard forms (as URL writes them); a name is hosted.
+  if (isIP(host) === 0) return false;
+  let address = ipaddr.parse(host);
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address();
+  return LOCAL_RANGES.has(address.range());
 }
 
 /** Reads one tier string; a string it cannot read gives the reason. */
