@@ -44,6 +44,7 @@ import { RunGovernor } from './areas/usage/service.js';
 import { ALL_DETECTORS } from './engine/detectors/index.js';
 import { createJudgmentDetectors } from './engine/detectors/judgment/detectors.js';
 import { bindRailsSettings } from './engine/detectors/rails/index.js';
+import { bindClassifierSettings } from './engine/detectors/classifier/index.js';
 import { bindSimilaritySettings } from './engine/detectors/similarity/index.js';
 import { defaultPosture, JudgmentState } from './engine/detectors/judgment/posture.js';
 import { DetectorRegistry } from './engine/detectors/registry.js';
@@ -167,7 +168,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     { banned_terms: config.rails_banned_terms, validators: config.rails_validators },
   );
   const withSimilarity = await bindSimilaritySettings(registered, config.similarity_model_path);
-  const detectorRegistry = new DetectorRegistry([...withSimilarity, customRulesDetector], detectorKeys, {
+  const withModels = await bindClassifierSettings(withSimilarity, config.injection_classifier_model_path);
+  const detectorRegistry = new DetectorRegistry([...withModels, customRulesDetector], detectorKeys, {
     acceptRestrictedModelLicences: config.accept_restricted_model_licences,
   });
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);

@@ -227,6 +227,10 @@ export const ConfigSchema = Type.Object(
       default: null,
       description: 'local folder of an ONNX sentence-embedding model (model.onnx and vocab.txt) for injection.similarity, run by the optional package onnxruntime-node; unset: hashed character n-grams',
     }),
+    injection_classifier_model_path: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'local folder of an ONNX sequence-classification model (model.onnx, vocab.txt, optional config.json) that injection.classifier runs in place of its shipped primary model, with the optional package onnxruntime-node; unset: the shipped model',
+    }),
     rails_banned_terms: StringList('a JSON list of words and phrases rails.catalog.banned_terms reports (whole words, ASCII letters in any case)', []),
     judgment_tiers: StringList(
       "a JSON list of judgment tiers, each `<base-url>|<model>` or `<base-url>|<model>|<API_KEY_ENV>` of an OpenAI-compatible chat-completions endpoint, asked in order ('deterministic' is implicit); a loopback or private host is local, any other host is hosted and needs allow_egress; PUT /api/judgment/posture overrides it",
@@ -323,6 +327,7 @@ export const DECISION_KEYS: readonly ConfigKey[] = [
   'rails_config_path',
   'rails_validators',
   'similarity_model_path',
+  'injection_classifier_model_path',
   'rails_banned_terms',
   'judgment_tiers',
   'allow_egress',

@@ -2,6 +2,7 @@
 // INJECTION.JAILBREAK and the baseline pack would block it (effective verdict; the pack may be in
 // observe); a benign persona request passes; an
 // instruction planted in retrieved text is caught; the detector is listed as available and opt-in.
+// With injection_classifier_model_path naming a missing model it is listed unavailable, with why.
 import { describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway } from '../../../../test/helpers/gateway.js';
 
@@ -41,5 +42,15 @@ describe.each(DIALECTS)('injection.classifier over HTTP (%s)', (dialect) => {
     expect(decision.entities).toEqual([]);
     expect(decision.effective_verdict).toBe('allow');
     expect(decision.explanation.detectors).toEqual([{ key: 'injection.classifier', status: 'ok', matched: false, ms: expect.any(Number) }]);
+  });
+});
+
+describe.each(DIALECTS)('injection.classifier with an ONNX model path over HTTP (%s)', (dialect) => {
+  const ctx = withGateway({ dialect, overrides: { enabled_detectors: ['injection.classifier'], injection_classifier_model_path: '/nonexistent/parapet-classifier-model' } });
+
+  it('is listed as unavailable with the reason when the model is missing (never downloaded)', async () => {
+    const listed = await json(ctx.gateway.request('/api/detectors'));
+    const item = listed.items.find((entry: { key: string }) => entry.key === 'injection.classifier');
+    expect(item).toMatchObject({ available: false, enabled: true, reason: expect.stringMatching(/injection_classifier_model_path is set but .* does not exist; weights are never downloaded/) });
   });
 });

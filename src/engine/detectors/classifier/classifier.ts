@@ -2,10 +2,13 @@
 // model with a second high-threshold backstop, trained by scripts/train-injection-classifier.ts
 // and shipped as models/injection-classifier.json. The weights are read once (warmUp() or the
 // first available()); detect() does no I/O. Opt-in: it runs only when listed in enabled_detectors.
+// With `injection_classifier_model_path` set, an operator's ONNX model (onnx.ts) takes the place
+// of the primary model; the shipped backstop still runs beside it.
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../../infra/lib/package-root.js';
 import { SURFACES, type Availability, type Detection, type Detector, type Surface } from '../types.js';
-import { InjectionClassifier, type StoredClassifier } from './model.js';
+import { InjectionClassifier, type StoredClassifier, type Verdict } from './model.js';
+import { ONNX_THRESHOLD, type LoadedOnnxClassifier } from './onnx.js';
 
 /** The surfaces injection detectors cover (spec 01 §2.4): all but completion. */
 const CLASSIFIER_SURFACES: readonly Surface[] = SURFACES.filter((surface) => surface !== 'completion');
@@ -25,13 +28,34 @@ function detectionScore(probability: number, threshold: number): number {
   return Number((SCORE_AT_THRESHOLD + (1 - SCORE_AT_THRESHOLD) * Math.min(1, Math.max(0, over))).toFixed(4));
 }
 
-/** Builds the detector over a weight file; the registry uses the shipped one. */
-export function createInjectionClassifier(modelPath: string = MODEL_PATH): Detector {
+/** The detection for a verdict of the shipped models. */
+function shippedDetection(verdict: Verdict): Detection {
+  const byPrimary = verdict.by === 'primary';
+  const { probability, threshold } = verdict;
+  return {
+    entity: 'INJECTION.JAILBREAK',
+    score: detectionScore(probability, threshold),
+    start: verdict.start,
+    end: verdict.end,
+    pattern: byPrimary ? 'classifier.primary' : 'classifier.backstop',
+    explanation: byPrimary
+      ? `injection classifier: probability ${probability.toFixed(3)} is over its threshold ${threshold.toFixed(3)}`
+      : `injection classifier backstop: probability ${probability.toFixed(3)} is over its high threshold ${threshold.toFixed(3)}`,
+  };
+}
+
+/**
+ * Builds the detector over a weight file; the registry uses the shipped one. With `onnx` (the
+ * operator's model, loaded at start), that model replaces the primary and the file's backstop
+ * runs first beside it; a model that could not load makes the detector unavailable with the reason.
+ */
+export function createInjectionClassifier(modelPath: string = MODEL_PATH, onnx?: LoadedOnnxClassifier): Detector {
   let classifier: InjectionClassifier | null = null;
   let availability: Availability | null = null;
 
   const load = (): Availability => {
     if (availability !== null) return availability;
+    if (onnx !== undefined && !onnx.ok) return (availability = { available: false, reason: onnx.reason });
     try {
       const stored = JSON.parse(readFileSync(modelPath, 'utf8')) as StoredClassifier;
       classifier = InjectionClassifier.fromStored(stored);
@@ -41,8 +65,12 @@ export function createInjectionClassifier(modelPath: string = MODEL_PATH): Detec
     }
     return availability;
   };
+  const loaded = (): InjectionClassifier => {
+    if (classifier === null && !load().available) throw new Error(`injection.classifier: not available (${availability?.reason ?? 'no weights'})`);
+    return classifier as InjectionClassifier;
+  };
 
-  return {
+  const detector: Detector = {
     key: 'injection.classifier',
     surfaces: CLASSIFIER_SURFACES,
     entityTypes: ['INJECTION.JAILBREAK'],
@@ -54,22 +82,27 @@ export function createInjectionClassifier(modelPath: string = MODEL_PATH): Detec
       load();
     },
     detect(text: string): Detection[] {
-      if (classifier === null && !load().available) throw new Error(`injection.classifier: not available (${availability?.reason ?? 'no weights'})`);
-      const model = classifier as InjectionClassifier;
-      const verdict = model.score(text);
+      const verdict = loaded().score(text);
+      return verdict.flagged ? [shippedDetection(verdict)] : [];
+    },
+  };
+  if (onnx === undefined || !onnx.ok) return detector;
+  const model = onnx.classifier;
+  return {
+    ...detector,
+    async detect(text, context) {
+      const backstop = loaded().score(text, true);
+      if (backstop.flagged) return [shippedDetection(backstop)];
+      const verdict = await model.score(text, context.deadline);
       if (!verdict.flagged) return [];
-      const byPrimary = verdict.by === 'primary';
-      const { probability, threshold } = verdict;
       return [
         {
           entity: 'INJECTION.JAILBREAK',
-          score: detectionScore(probability, threshold),
+          score: detectionScore(verdict.probability, ONNX_THRESHOLD),
           start: verdict.start,
           end: verdict.end,
-          pattern: byPrimary ? 'classifier.primary' : 'classifier.backstop',
-          explanation: byPrimary
-            ? `injection classifier: probability ${probability.toFixed(3)} is over its threshold ${threshold.toFixed(3)}`
-            : `injection classifier backstop: probability ${probability.toFixed(3)} is over its high threshold ${threshold.toFixed(3)}`,
+          pattern: 'classifier.onnx',
+          explanation: `injection classifier (ONNX model): probability ${verdict.probability.toFixed(3)} of ${model.label} is over its threshold ${ONNX_THRESHOLD.toFixed(3)}`,
         },
       ];
     },

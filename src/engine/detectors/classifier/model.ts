@@ -128,12 +128,13 @@ export class InjectionClassifier {
     return new InjectionClassifier(LinearModel.fromStored(stored.primary), LinearModel.fromStored(stored.backstop), stored.window, stored.part_threshold);
   }
 
-  score(text: string): Verdict {
+  /** `backstopOnly`: the backstop alone (beside an operator's ONNX model, which replaces the primary). */
+  score(text: string, backstopOnly = false): Verdict {
     const normalised = normalise(text);
     const length = normalised.length;
-    const primary = this.primary.prefix(normalised);
+    const primary = backstopOnly ? null : this.primary.prefix(normalised);
     const backstop = this.backstop.prefix(normalised);
-    const whole = this.primary.windowProbability(primary, 0, length);
+    const whole = primary === null ? 0 : this.primary.windowProbability(primary, 0, length);
     const verdict: Verdict = { primary: whole, primaryPart: 0, backstop: 0, flagged: false, by: null, probability: 0, threshold: 1, start: 0, end: text.length };
     // The best candidate so far: how far over its threshold, and where.
     let best = -Infinity;
@@ -146,7 +147,7 @@ export class InjectionClassifier {
       bestTo = to;
       if (probability >= threshold) Object.assign(verdict, { by, probability, threshold });
     };
-    candidate('primary', whole, this.primary.threshold, 0, length);
+    if (primary !== null) candidate('primary', whole, this.primary.threshold, 0, length);
     const considerBackstop = (from: number, to: number) => {
       const q = this.backstop.windowProbability(backstop, from, to);
       if (q > verdict.backstop) verdict.backstop = q;
@@ -154,9 +155,11 @@ export class InjectionClassifier {
     };
     considerBackstop(0, length);
     const considerPart = (from: number, to: number) => {
-      const p = this.primary.windowProbability(primary, from, to);
-      if (p > verdict.primaryPart) verdict.primaryPart = p;
-      candidate('primary', p, this.partThreshold, from, to);
+      if (primary !== null) {
+        const p = this.primary.windowProbability(primary, from, to);
+        if (p > verdict.primaryPart) verdict.primaryPart = p;
+        candidate('primary', p, this.partThreshold, from, to);
+      }
       considerBackstop(from, to);
     };
     if (this.window > 0 && length > this.window) {

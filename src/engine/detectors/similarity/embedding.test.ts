@@ -8,7 +8,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Detection, DetectContext } from '../types.js';
 import { createSimilarityDetector } from './detector.js';
-import { WordPiece, loadEmbeddingBackend, pool, type OnnxRuntime, type OnnxSession } from './embedding.js';
+import { type OnnxRuntime, type OnnxSession } from '../onnx/runtime.js';
+import { WordPiece } from '../onnx/wordpiece.js';
+import { loadEmbeddingBackend, pool } from './embedding.js';
 import { bindSimilaritySettings, injectionSimilarity } from './index.js';
 
 const context: DetectContext = { surface: 'input', settings: { pii_packs: [] } };
