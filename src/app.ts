@@ -12,6 +12,7 @@ import { agentViewRoutes } from './areas/agents/views/routes.js';
 import { approvalRoutes } from './areas/approvals/routes.js';
 import { auditRoutes } from './areas/audit/routes.js';
 import { businessRoutes } from './areas/business/routes.js';
+import { complianceRoutes } from './areas/compliance/routes.js';
 import { credentialRoutes } from './areas/credentials/routes.js';
 import { customRuleRoutes } from './areas/custom-rules/routes.js';
 import { detectorRoutes } from './areas/detectors/routes.js';
@@ -29,6 +30,7 @@ import { metricsRoutes } from './areas/metrics/routes.js';
 import { policyRoutes } from './areas/policies/routes.js';
 import { proxyRoutes } from './areas/proxy/routes.js';
 import { retentionRoutes } from './areas/retention/routes.js';
+import { riskRoutes } from './areas/risk/routes.js';
 import { ruleExampleRoutes } from './areas/rules/routes.js';
 import { systemRoutes } from './areas/system/routes.js';
 import { GATEWAY_VERSION } from './areas/system/version.js';
@@ -133,6 +135,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(retentionRoutes, { retention: services.retention });
   await app.register(jobRoutes, { jobs: services.jobs });
   await app.register(evidenceRoutes, { evidence: services.evidence });
+  await app.register(complianceRoutes, { compliance: services.compliance });
+  await app.register(riskRoutes, { risk: services.risk });
 
   services.start({ runJobs: config.jobs_in_process, sweeps: true });
   return Object.assign(app as unknown as FastifyInstance, { services });

@@ -15,6 +15,7 @@ import { AuditCheckpoints } from './areas/audit/checkpoints.js';
 import { AuditLog } from './areas/audit/log.js';
 import { AuditService } from './areas/audit/service.js';
 import { BusinessRuleService } from './areas/business/service.js';
+import { ComplianceService } from './areas/compliance/service.js';
 import { CredentialService } from './areas/credentials/service.js';
 import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './areas/custom-rules/detector.js';
 import { CustomRuleService } from './areas/custom-rules/service.js';
@@ -33,6 +34,8 @@ import { McpService } from './areas/mcp/service.js';
 import { MemoryService } from './areas/memory/service.js';
 import { createPolicyServices, type PolicyServices } from './areas/policies/index.js';
 import { RetentionService } from './areas/retention/service.js';
+import { loadClassificationRules } from './areas/risk/classify.js';
+import { RiskService } from './areas/risk/service.js';
 import { RuleExampleService } from './areas/rules/service.js';
 import { HealthRegistry } from './areas/system/health.js';
 import { GATEWAY_VERSION, VersionRegistry } from './areas/system/version.js';
@@ -64,6 +67,7 @@ import { HttpMetrics } from './infra/http/metrics.js';
 import { JobQueue } from './infra/jobs/queue.js';
 import { Worker, type WorkerEvent } from './infra/jobs/worker.js';
 import { systemClock, type Clock } from './infra/lib/clock.js';
+import { packagePath } from './infra/lib/package-root.js';
 import { Sealer } from './infra/lib/sealed.js';
 import type { Store } from './infra/store/db.js';
 import { ReportReader } from './infra/store/reader.js';
@@ -137,6 +141,8 @@ export interface Services {
   /** This process's job worker; started by start() only when asked to run jobs. */
   worker: Worker;
   evidence: EvidenceService;
+  compliance: ComplianceService;
+  risk: RiskService;
   mcp: McpService;
   /** Starts the background work: state sync, sweeps and, when `runJobs`, the job worker. */
   start(options: { runJobs: boolean; sweeps: boolean }): void;
@@ -148,6 +154,8 @@ export interface Services {
 const STATE_SYNC_MS = 1000;
 /** How often orphaned and stale identities are looked for. */
 const IDENTITY_SWEEP_MS = 3_600_000;
+/** How often a process checks whether the daily control computation is due. */
+const CONTROLS_CHECK_MS = 3_600_000;
 /** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
 const DETECTION_CACHE_MAX_TEXT = 65_536;
 
@@ -247,6 +255,15 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     retention_memory_days: config.retention_memory_days,
     retention_sweep_ms: config.retention_sweep_ms,
   });
+  const auditService = new AuditService(store, auditCheckpoints);
+  const compliance = new ComplianceService({
+    store,
+    audit,
+    clock,
+    queue,
+    verifyAudit: () => auditService.verify({}),
+    retentionTracesDays: config.retention_traces_days,
+  });
   const evidence = new EvidenceService({
     store,
     audit,
@@ -255,6 +272,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     storage: deps.evidenceStorage ?? new FileEvidenceStorage(path.join(config.data_dir, 'evidence')),
     policies: { sync: () => policies.sync(), list: () => policies.list() },
     checkpoints: auditCheckpoints,
+    compliance,
   });
   const customRules = new CustomRuleService({
     store,
@@ -312,6 +330,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   await suppressions.sync();
   await customRules.sync();
   await businessRules.sync();
+  // The catalogue tables are never empty: a start loads the shipped files (unaudited; a no-op when unchanged).
+  await compliance.sync(null).catch((error: unknown) => log.warn({ err: error }, 'loading the control catalogue failed'));
   versions.add('policies', () => policyRegistry.versions());
   // 2: the mcp_tool condition; 3: agent, tool and argument conditions, on_block.
   versions.add('policy_language', () => '4');
@@ -334,7 +354,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
     ]);
   }
-  registerJobHandlers(worker, [evidence.jobHandlers()]);
+  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
@@ -346,7 +366,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     metrics,
     audit,
     auditCheckpoints,
-    auditService: new AuditService(store, auditCheckpoints),
+    auditService,
     resolver,
     tokens: new TokenService(store, audit, resolver, clock),
     credentials,
@@ -394,6 +414,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     jobs: new JobService(queue, audit),
     worker,
     evidence,
+    compliance,
+    risk: new RiskService({ store, audit, clock, rules: loadClassificationRules(packagePath('catalogue', 'risk-classification.yaml')) }),
     mcp,
     start({ runJobs, sweeps }) {
       if (runJobs) worker.start();
@@ -408,9 +430,14 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       const sweep = setInterval(() => {
         identities.sweep().catch((error: unknown) => log.warn({ err: error }, 'looking for orphaned and stale identities failed'));
       }, IDENTITY_SWEEP_MS);
+      // The daily control computation: the first check an interval after start, then every interval.
+      const controls = setInterval(() => {
+        compliance.scheduleDaily().catch((error: unknown) => log.warn({ err: error }, 'queuing the daily control computation failed'));
+      }, CONTROLS_CHECK_MS);
       sync.unref();
       sweep.unref();
-      timers.push(sync, sweep);
+      controls.unref();
+      timers.push(sync, sweep, controls);
     },
     async close() {
       for (const timer of timers.splice(0)) clearInterval(timer);

@@ -100,8 +100,10 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
       'approvals.jsonl',
       'audit-checkpoints.jsonl',
       'audit.jsonl',
+      'control-results.jsonl',
       'decisions.jsonl',
       'findings.jsonl',
+      'framework-status.jsonl',
       'manifest.json',
       'policies.jsonl',
     ]);
@@ -116,6 +118,9 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
       expect(strFromU8(bytes).split('\n').filter(Boolean)).toHaveLength(file.records);
     }
     const lines = (name: string) => strFromU8(unzipped[name] as Uint8Array).split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    // The compliance files: no control computed yet in this period, the framework status of every framework.
+    expect(lines('control-results.jsonl')).toEqual([]);
+    expect(lines('framework-status.jsonl').map((row) => row.key).sort()).toEqual(['eu-ai-act', 'iso-42001', 'nist-ai-rmf', 'owasp-llm-2025']);
     expect(lines('decisions.jsonl').map((row) => row.agent)).toEqual(['ledger-bot', 'ledger-bot']);
     expect(Array.isArray(lines('decisions.jsonl')[0].rules)).toBe(true);
     expect(lines('policies.jsonl').find((row) => row.key === 'baseline')).toMatchObject({ mode: 'enforce', stored_state: { mode: 'enforce' } });
@@ -137,7 +142,18 @@ describe.each(DIALECTS)('evidence packages (%s)', (dialect) => {
       for (const [name, bytes] of Object.entries(unzipped)) writeFileSync(path.join(dir, name), bytes);
       const checked = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' });
       expect(checked.trim().split('\n').sort()).toEqual(
-        ['VERIFY.txt', 'approvals.jsonl', 'audit-checkpoints.jsonl', 'audit.jsonl', 'decisions.jsonl', 'findings.jsonl', 'manifest.json', 'policies.jsonl'].map(
+        [
+          'VERIFY.txt',
+          'approvals.jsonl',
+          'audit-checkpoints.jsonl',
+          'audit.jsonl',
+          'control-results.jsonl',
+          'decisions.jsonl',
+          'findings.jsonl',
+          'framework-status.jsonl',
+          'manifest.json',
+          'policies.jsonl',
+        ].map(
           (name) => `${name}: OK`,
         ),
       );

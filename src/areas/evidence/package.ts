@@ -36,10 +36,17 @@ export interface PolicySnapshot {
   list(): Promise<Array<{ key: string; version: number | string | null; mode: string; fail_mode: string; rules: Array<{ id: string; effect: string; enabled: boolean; mode: string }> }>>;
 }
 
+/** Control results, framework status and risk register of a period (ComplianceService). */
+export interface ComplianceRecords {
+  periodRecords(from: string, to: string): Promise<{ results: unknown[]; status: { frameworks: unknown[] }; risks: unknown[] | null }>;
+}
+
 export interface PackageSources {
   store: Store;
   policies: PolicySnapshot;
   checkpoints: CheckpointMaker;
+  /** Absent: the package carries no compliance files. */
+  compliance?: ComplianceRecords;
 }
 
 export interface BuiltPackage {
@@ -103,7 +110,7 @@ export async function buildPackage(
   sources: PackageSources,
   input: { id: string; scope: EvidenceScope; actor: string; generatedAt: Date },
 ): Promise<BuiltPackage> {
-  const { store, policies, checkpoints } = sources;
+  const { store, policies, checkpoints, compliance } = sources;
   const { scope } = input;
   const period: PeriodFilter = { from: scope.period_from, to: scope.period_to, agents: scope.agents };
 
@@ -123,6 +130,7 @@ export async function buildPackage(
     listAuditEntriesBetween(store.db, firstSeq, checkpoint.seq),
   ]);
   const auditCheckpoints = await checkpoints.inRange(firstSeq, checkpoint.seq);
+  const complianceRecords = compliance === undefined ? undefined : await compliance.periodRecords(period.from, period.to);
 
   const stored = new Map(stateRows.map((row) => [row.key, row]));
   const packs = await policies.list();
@@ -147,6 +155,11 @@ export async function buildPackage(
     ['audit.jsonl', auditRows.map((row) => parseColumns(row, ['detail']))],
     ['audit-checkpoints.jsonl', auditCheckpoints],
   ];
+  if (complianceRecords !== undefined) {
+    files.push(['control-results.jsonl', complianceRecords.results], ['framework-status.jsonl', complianceRecords.status.frameworks]);
+    // The risk register only once the risk assessments table has rows for the period.
+    if (complianceRecords.risks !== null && complianceRecords.risks.length > 0) files.push(['risk-register.jsonl', complianceRecords.risks]);
+  }
   const counts: EvidenceCounts = {
     decisions: decisionRows.length,
     findings: findingRows.length,

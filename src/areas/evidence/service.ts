@@ -13,7 +13,7 @@ import { describeError, PermanentJobError, type JobHandler } from '../../infra/j
 import type { Store } from '../../infra/store/db.js';
 import { writeJson } from '../../infra/store/json-columns.js';
 import type { EvidencePackageRow } from '../../infra/store/tables.js';
-import { buildPackage, type CheckpointMaker, type Manifest, type PolicySnapshot } from './package.js';
+import { buildPackage, type CheckpointMaker, type ComplianceRecords, type Manifest, type PolicySnapshot } from './package.js';
 import type { CreateEvidenceBody, EvidenceCounts, EvidencePackage, EvidenceScope, EvidenceStatus, ListEvidenceQuery, QueuedEvidence } from './schemas.js';
 import type { EvidenceStorage } from './storage.js';
 import { findEvidencePackage, insertEvidencePackage, listEvidencePackages, updateEvidencePackage, updateEvidencePackageReturning } from './store.js';
@@ -49,6 +49,8 @@ export interface EvidenceDeps {
   storage: EvidenceStorage;
   policies: PolicySnapshot;
   checkpoints: CheckpointMaker;
+  /** Control results, framework status and risk register for the package (point 10 of issue 16). */
+  compliance?: ComplianceRecords;
 }
 
 export type CreateOutcome = { status: 'ready'; package: EvidencePackage } | { status: 'queued_for_retry'; queued: QueuedEvidence };

@@ -585,6 +585,71 @@ export interface GuardrailSuppressionsTable {
   deleted_at: string | null;
 }
 
+export interface ControlCatalogueTable {
+  version: number;
+  sha256: string;
+  loaded_at: string;
+  loaded_by: string;
+}
+
+export interface ControlsTable {
+  key: string;
+  version: number;
+  title: string;
+  /** JSON. */
+  definition: string;
+}
+
+export interface ControlResultsTable {
+  id: string;
+  key: string;
+  computed_at: string;
+  window_days: number;
+  status: string;
+  value: number | null;
+  /** JSON. */
+  evidence: string;
+}
+
+export interface FrameworkReviewsTable {
+  id: string;
+  framework: string;
+  control_key: string;
+  reference: string | null;
+  reviewer: string;
+  reviewed_at: string;
+  note: string | null;
+}
+
+export interface ObligationsTable {
+  key: string;
+  title: string;
+  due_at: string;
+  source: string;
+  recurring: number;
+  /** JSON. */
+  detail: string;
+}
+
+export interface RiskAssessmentsTable {
+  id: string;
+  /** The agent's slug. */
+  agent: string;
+  eu_ai_act_class: string;
+  inherent_risk: string;
+  residual_risk: string;
+  /** JSON object. */
+  answers: string;
+  review_months: number;
+  /** 1 or 0. */
+  signed_off: number;
+  signed_off_by: string | null;
+  signed_off_at: string | null;
+  assessed_by: string;
+  assessed_at: string;
+  next_review_at: string;
+}
+
 export interface Database {
   traces: TracesTable;
   findings: FindingsTable;
@@ -625,6 +690,12 @@ export interface Database {
   rule_examples: RuleExamplesTable;
   guardrail_feedback: GuardrailFeedbackTable;
   guardrail_suppressions: GuardrailSuppressionsTable;
+  control_catalogue: ControlCatalogueTable;
+  controls: ControlsTable;
+  control_results: ControlResultsTable;
+  framework_reviews: FrameworkReviewsTable;
+  obligations: ObligationsTable;
+  risk_assessments: RiskAssessmentsTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -650,3 +721,4 @@ export type SpanRow = Selectable<SpansTable>;
 export type NewSpan = Insertable<SpansTable>;
 export type McpServerRow = Selectable<McpServersTable>;
 export type McpToolRow = Selectable<McpToolsTable>;
+export type RiskAssessmentRow = Selectable<RiskAssessmentsTable>;

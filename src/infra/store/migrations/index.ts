@@ -12,6 +12,8 @@ import * as deadLetters from './2026-11-25-09-dead-letters.js';
 import * as auditSigning from './2026-11-25-10-audit-signing.js';
 import * as approvalDedupe from './2026-11-25-11-approval-dedupe.js';
 import * as judgmentPosture from './2026-11-25-12-judgment-posture.js';
+import * as compliance from './2026-11-25-13-compliance.js';
+import * as risk from './2026-11-25-14-risk.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -26,6 +28,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-25-10-audit-signing': auditSigning,
   '2026-11-25-11-approval-dedupe': approvalDedupe,
   '2026-11-25-12-judgment-posture': judgmentPosture,
+  '2026-11-25-13-compliance': compliance,
+  '2026-11-25-14-risk': risk,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
