@@ -31,6 +31,11 @@ import { policyRoutes } from './areas/policies/routes.js';
 import { proxyRoutes } from './areas/proxy/routes.js';
 import { retentionRoutes } from './areas/retention/routes.js';
 import { riskRoutes } from './areas/risk/routes.js';
+import { onboardingRoutes } from './areas/onboarding/routes.js';
+import { providerRoutes } from './areas/providers/routes.js';
+import { boardRoutes } from './areas/board/routes.js';
+import { coverageRoutes } from './areas/coverage/routes.js';
+import { obligationRoutes } from './areas/obligations/routes.js';
 import { ruleExampleRoutes } from './areas/rules/routes.js';
 import { systemRoutes } from './areas/system/routes.js';
 import { GATEWAY_VERSION } from './areas/system/version.js';
@@ -137,6 +142,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(evidenceRoutes, { evidence: services.evidence });
   await app.register(complianceRoutes, { compliance: services.compliance });
   await app.register(riskRoutes, { risk: services.risk });
+  await app.register(onboardingRoutes, { onboarding: services.onboarding });
+  await app.register(providerRoutes, { providers: services.providers });
+  await app.register(boardRoutes, { board: services.board });
+  await app.register(coverageRoutes, { coverage: services.coverage });
+  await app.register(obligationRoutes, { obligations: services.obligations });
 
   services.start({ runJobs: config.jobs_in_process, sweeps: true });
   return Object.assign(app as unknown as FastifyInstance, { services });

@@ -1,6 +1,7 @@
 // Every area's reports, in the one table the report reader threads load (src/infra/store/reader.ts
 // imports it by URL, so the store depends on no area). A new report: add it to its area's
 // report-jobs.ts; a new area with reports: spread its table here.
+import { BOARD_REPORT_JOBS } from './areas/board/report-jobs.js';
 import { EXPORT_REPORT_JOBS } from './areas/export/report-jobs.js';
 import { GUARDRAIL_REPORT_JOBS } from './areas/guardrails/report-jobs.js';
 import { METRICS_REPORT_JOBS } from './areas/metrics/report-jobs.js';
@@ -14,6 +15,7 @@ export const REPORT_JOBS = {
   ...TRACE_REPORT_JOBS,
   ...EXPORT_REPORT_JOBS,
   ...USAGE_REPORT_JOBS,
+  ...BOARD_REPORT_JOBS,
 };
 
 /** This module's URL, for the reader threads to load it. */

@@ -36,6 +36,11 @@ import { createPolicyServices, type PolicyServices } from './areas/policies/inde
 import { RetentionService } from './areas/retention/service.js';
 import { loadClassificationRules } from './areas/risk/classify.js';
 import { RiskService } from './areas/risk/service.js';
+import { OnboardingService } from './areas/onboarding/service.js';
+import { ProvidersService } from './areas/providers/service.js';
+import { BoardService } from './areas/board/service.js';
+import { CoverageService, loadThreats } from './areas/coverage/service.js';
+import { loadObligations, ObligationsService } from './areas/obligations/service.js';
 import { RuleExampleService } from './areas/rules/service.js';
 import { HealthRegistry } from './areas/system/health.js';
 import { GATEWAY_VERSION, VersionRegistry } from './areas/system/version.js';
@@ -144,6 +149,11 @@ export interface Services {
   compliance: ComplianceService;
   risk: RiskService;
   mcp: McpService;
+  onboarding: OnboardingService;
+  providers: ProvidersService;
+  board: BoardService;
+  coverage: CoverageService;
+  obligations: ObligationsService;
   /** Starts the background work: state sync, sweeps and, when `runJobs`, the job worker. */
   start(options: { runJobs: boolean; sweeps: boolean }): void;
   /** Stops the background work and closes what the services hold (not the store). */
@@ -416,6 +426,11 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     evidence,
     compliance,
     risk: new RiskService({ store, audit, clock, rules: loadClassificationRules(packagePath('catalogue', 'risk-classification.yaml')) }),
+    onboarding: new OnboardingService({ store, clock, unavailableDetectors: () => detectorRegistry.unavailableEnabled() }),
+    providers: new ProvidersService({ config, posture: () => judgment.view(), detectors: () => detectors.list(), envSet: (name) => process.env[name] !== undefined && process.env[name] !== '' }),
+    board: new BoardService({ reports, complianceStatus: () => compliance.status() }),
+    coverage: new CoverageService({ threats: loadThreats(packagePath('catalogue', 'threats.yaml')), detectors: detectorRegistry, policies: policyRegistry, reports, clock }),
+    obligations: new ObligationsService({ store, clock, catalogue: loadObligations(packagePath('catalogue', 'obligations.yaml')) }),
     mcp,
     start({ runJobs, sweeps }) {
       if (runJobs) worker.start();
