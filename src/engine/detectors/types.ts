@@ -56,6 +56,11 @@ export interface DetectContext {
   jsonSchema?: Record<string, unknown>;
   /** Milliseconds since the epoch after which the detector should stop and return what it has. */
   deadline?: number;
+  /**
+   * Says that this answer holds for this call only (say, a judgment model that did not answer and
+   * a posture that lets the check pass): the detection cache must not keep it for the same text.
+   */
+  unsure?: () => void;
 }
 
 export interface Availability {

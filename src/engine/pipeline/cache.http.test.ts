@@ -136,6 +136,12 @@ describe('DetectionCache', () => {
     expect(cache.get('input', 'bbbb', detectors)).toBeDefined();
   });
 
+  it('keeps no result a detector was unsure of (a judgment tier that did not answer)', () => {
+    const cache = new DetectionCache({ maxChars: 100, maxTextChars: 100 });
+    cache.set('input', 'text', detectors, { ...clean(), uncacheable: true });
+    expect(cache.get('input', 'text', detectors)).toBeUndefined();
+  });
+
   it('hands out results nobody can change', () => {
     const cache = new DetectionCache({ maxChars: 100, maxTextChars: 100 });
     cache.set('input', 'text', detectors, result());

@@ -54,7 +54,7 @@ export class DetectionCache {
 
   /** Keeps a clean result (every detector `ok`); a degraded one must be retried next time. */
   set(surface: Surface, text: string, detectors: readonly Detector[], result: RunResult): void {
-    if (!this.enabled || text.length > this.options.maxTextChars || result.degraded.length > 0) return;
+    if (!this.enabled || text.length > this.options.maxTextChars || result.degraded.length > 0 || result.uncacheable === true) return;
     let entries = this.bySurface.get(surface);
     if (entries === undefined) {
       entries = new Map();

@@ -106,3 +106,14 @@ describe('runDetectors on large texts', () => {
     expect(Math.max(...seen)).toBeGreaterThan(PIECE_CHARS);
   });
 });
+
+describe('runDetectors and unsure answers', () => {
+  it('marks a result uncacheable when a detector says its answer holds for this call only', async () => {
+    const unsureDetector: Detector = { ...finder('test.unsure', 'x'), detect: (_text, detectContext) => (detectContext.unsure?.(), []) };
+    const marked = await runDetectors([finder('test.find', 'NEEDLE'), unsureDetector], 'a NEEDLE', context, { budgetMs: 300, defaultTimeoutMs: 40 });
+    expect(marked.uncacheable).toBe(true);
+    expect(marked.degraded).toEqual([]);
+    const plain = await runDetectors([finder('test.find', 'NEEDLE')], 'a NEEDLE', context, { budgetMs: 300, defaultTimeoutMs: 40 });
+    expect(plain.uncacheable).toBeUndefined();
+  });
+});

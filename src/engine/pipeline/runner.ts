@@ -24,6 +24,8 @@ export interface RunResult {
   contentTooLarge?: { chars: number; scannedChars: number; reason: 'size' | 'time' };
   /** The governed call's request budget bounded this check and ran out: later checks get none. */
   requestBudgetSpent?: true;
+  /** A detector said its answer holds for this call only (DetectContext.unsure): not cached. */
+  uncacheable?: true;
 }
 
 /** How the time allowed grows with the size of a text, and where it stops. */
@@ -125,6 +127,10 @@ export async function runDetectors(
   const pending: Array<Promise<void>> = [];
   /** Detectors cut by the end of the budget rather than by their own timeout. */
   const budgetBound = new Set<string>();
+  let uncacheable = false;
+  const unsure = () => {
+    uncacheable = true;
+  };
 
   const record = (detector: Detector, status: DetectorStatus, found: Detection[], ms: number, error?: string) => {
     for (const detection of found) {
@@ -148,12 +154,12 @@ export async function runDetectors(
     if (budgetEnd - now < allowance) budgetBound.add(detector.key);
     const deadline = Date.now() + timeoutMs;
     if (input.length > PIECE_CHARS && detector.wholeText !== true) {
-      pending.push(scanInPieces(detector, input, { ...context, deadline }, deadline, now, record));
+      pending.push(scanInPieces(detector, input, { ...context, deadline, unsure }, deadline, now, record));
       continue;
     }
     let outcome: Detection[] | Promise<Detection[]>;
     try {
-      outcome = detector.detect(input, { ...context, deadline });
+      outcome = detector.detect(input, { ...context, deadline, unsure });
     } catch (error) {
       record(detector, 'error', [], performance.now() - now, (error as Error).message);
       continue;
@@ -178,7 +184,13 @@ export async function runDetectors(
   const outOfTime = large && runs.some((run) => run.status === 'timeout' || run.status === 'skipped_budget');
   // Timers may fire a little early, so a request budget that ran out is marked spent, not measured.
   const requestSpent = budget.byRequest && runs.some((run) => run.status === 'skipped_budget' || (run.status === 'timeout' && budgetBound.has(run.key)));
-  const result: RunResult = { detections, runs, degraded, ...(requestSpent ? { requestBudgetSpent: true as const } : {}) };
+  const result: RunResult = {
+    detections,
+    runs,
+    degraded,
+    ...(requestSpent ? { requestBudgetSpent: true as const } : {}),
+    ...(uncacheable ? { uncacheable: true as const } : {}),
+  };
   if (!prepared.tooLarge && !outOfTime) return result;
   return { ...result, contentTooLarge: { chars, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
 }

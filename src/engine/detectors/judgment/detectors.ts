@@ -189,7 +189,11 @@ function judgmentDetector(kind: JudgmentKind, state: JudgmentState): Detector {
         }
       }
       state.stats.unanswered += 1;
-      if (!posture.fail_closed) return [];
+      if (!posture.fail_closed) {
+        // The check passes this time; the same text is asked again next time, not answered from the cache.
+        context.unsure?.();
+        return [];
+      }
       throw new Error(`${kind.key}: no judgment tier answered (${failures.join('; ')})`);
     },
   };

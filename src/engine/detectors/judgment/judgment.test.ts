@@ -188,7 +188,10 @@ describe('judgment detectors', () => {
     const state = new JudgmentState({ ...defaultPosture([]), tiers: [`${fake.url}|guard`], fail_closed: false }, { allowEgress: false });
     const { injection } = createJudgmentDetectors(state);
     fake.script.push({ text: '{"verdict": "unsure"}' });
-    expect(await injection.detect('anything', context())).toEqual([]);
+    let unsure = 0;
+    expect(await injection.detect('anything', { ...context(), unsure: () => (unsure += 1) })).toEqual([]);
+    // The pass holds for this call only: the detection cache must ask again next time.
+    expect(unsure).toBe(1);
     expect(state.stats).toMatchObject({ calls: 1, answered: 0, tier_failures: 1, unanswered: 1, last_error: expect.stringContaining('readable') });
   });
 
