@@ -8,6 +8,7 @@ import type { ReadStore } from '../../infra/store/reader.js';
 import { DEFAULT_BREAKDOWN_DIM, type Breakdown, type BreakdownQuery, type ErrorsMetrics, type MetricsQuery, type RuleMetrics, type Summary } from './schemas.js';
 import * as traces from '../traces/store.js';
 import type { TraceFilter } from '../traces/store.js';
+import { readJsonObject } from '../../infra/store/json-columns.js';
 
 /** The most decisions a metric that parses JSON columns reads for one answer. */
 export const MAX_ROWS = 100_000;
@@ -128,7 +129,7 @@ export class MetricsService {
       budget_breach: {
         findings: breaches.total,
         items: breaches.rows.map((row) => {
-          const evidence = parseObject(row.evidence);
+          const evidence = readJsonObject(row.evidence);
           return {
             id: row.id,
             subject: row.subject,
@@ -217,11 +218,3 @@ export class MetricsService {
   }
 }
 
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}

@@ -10,6 +10,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import type { Store } from '../../infra/store/db.js';
 import { OBLIGATION_STATUSES, ObligationsFile, type Obligation, type ObligationsQuery, type ObligationStatus, type ObligationsView } from './schemas.js';
 import * as rows from './store.js';
+import { readJsonObject } from '../../infra/store/json-columns.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -41,15 +42,6 @@ export function loadObligations(file: string): CatalogueObligation[] {
     if (Number.isNaN(Date.parse(entry.due_at))) throw new ObligationsCatalogueError(`${file}: ${entry.key} due_at ${entry.due_at} is not a date`);
     return { key: entry.key, title: entry.title, due_at: entry.due_at, source: entry.source, recurring: entry.recurring === true, detail: entry.detail ?? {} };
   });
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
 
 /** A missing table (a migration this database has not run) reads as no rows. */
@@ -110,7 +102,7 @@ export class ObligationsService {
     for (const row of stored) {
       const due = Date.parse(row.due_at);
       if (Number.isNaN(due)) continue;
-      drafts.set(row.key, { key: row.key, title: row.title, due, source: row.source, recurring: Number(row.recurring) === 1, detail: parseObject(row.detail) });
+      drafts.set(row.key, { key: row.key, title: row.title, due, source: row.source, recurring: Number(row.recurring) === 1, detail: readJsonObject(row.detail) });
     }
     for (const entry of this.deps.catalogue) {
       if (drafts.has(entry.key)) continue;
@@ -144,7 +136,7 @@ export class ObligationsService {
         detail: { kind: 'risk_review', agent: review.agent, assessment_id: review.id, assessed_at: review.assessed_at, route: `POST /api/risk/assessments/${review.agent}` },
       });
     }
-    const periodTo = evidence === undefined ? null : parseObject(evidence.scope).period_to;
+    const periodTo = evidence === undefined ? null : readJsonObject(evidence.scope).period_to;
     const periodEnd = typeof periodTo === 'string' ? Date.parse(periodTo) : Number.NaN;
     add({
       key: 'evidence.package',
