@@ -16,6 +16,7 @@ import { complianceRoutes } from './areas/compliance/routes.js';
 import { credentialRoutes } from './areas/credentials/routes.js';
 import { customRuleRoutes } from './areas/custom-rules/routes.js';
 import { detectorRoutes } from './areas/detectors/routes.js';
+import { evalRoutes } from './areas/eval/routes.js';
 import { evidenceRoutes } from './areas/evidence/routes.js';
 import { exportRoutes } from './areas/export/routes.js';
 import { findingRoutes } from './areas/findings/routes.js';
@@ -147,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(boardRoutes, { board: services.board });
   await app.register(coverageRoutes, { coverage: services.coverage });
   await app.register(obligationRoutes, { obligations: services.obligations });
+  await app.register(evalRoutes, { evaluations: services.evaluations });
 
   services.start({ runJobs: config.jobs_in_process, sweeps: true });
   return Object.assign(app as unknown as FastifyInstance, { services });

@@ -20,6 +20,7 @@ import { CredentialService } from './areas/credentials/service.js';
 import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './areas/custom-rules/detector.js';
 import { CustomRuleService } from './areas/custom-rules/service.js';
 import { DetectorService } from './areas/detectors/service.js';
+import { createEvalServices, type EvalServices } from './areas/eval/index.js';
 import { EvidenceService } from './areas/evidence/service.js';
 import { FileEvidenceStorage, type EvidenceStorage } from './areas/evidence/storage.js';
 import { AttentionService } from './areas/findings/attention.js';
@@ -154,6 +155,7 @@ export interface Services {
   board: BoardService;
   coverage: CoverageService;
   obligations: ObligationsService;
+  evaluations: EvalServices;
   /** Starts the background work: state sync, sweeps and, when `runJobs`, the job worker. */
   start(options: { runJobs: boolean; sweeps: boolean }): void;
   /** Stops the background work and closes what the services hold (not the store). */
@@ -364,7 +366,19 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
     ]);
   }
-  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers()]);
+  const evaluations = createEvalServices({
+    store,
+    audit,
+    clock,
+    queue,
+    pipeline,
+    policies: policyRegistry,
+    recorder,
+    config,
+    model: null,
+    helpers: { judge: null },
+  });
+  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
@@ -431,6 +445,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     board: new BoardService({ reports, complianceStatus: () => compliance.status() }),
     coverage: new CoverageService({ threats: loadThreats(packagePath('catalogue', 'threats.yaml')), detectors: detectorRegistry, policies: policyRegistry, reports, clock }),
     obligations: new ObligationsService({ store, clock, catalogue: loadObligations(packagePath('catalogue', 'obligations.yaml')) }),
+    evaluations,
     mcp,
     start({ runJobs, sweeps }) {
       if (runJobs) worker.start();

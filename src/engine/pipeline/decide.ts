@@ -8,7 +8,7 @@ import { UNTRUSTED_SURFACES, type Detection, type DetectorRun, type DetectorSett
 import { findingsFor } from './findings.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
-import { evaluate, strongest, type CallFacts, type FiredRule } from '../policy/evaluate.js';
+import { evaluate, strongest, type CallFacts, type CompiledPack, type FiredRule } from '../policy/evaluate.js';
 import { storeFacts } from '../policy/facts.js';
 import type { PolicyRegistry } from '../policy/registry.js';
 import type { BlastRadius, Mode, Verdict } from '../policy/schema.js';
@@ -154,6 +154,17 @@ export interface PipelineDeps {
   suppressions?: { filter(findings: FindingUpsert[], context: { agent: string; contentSha256: string }): FindingUpsert[] };
 }
 
+/**
+ * A decision taken to try something out (evaluations, red team, playground): the same detectors and
+ * policy evaluation, optionally against another set of packs, with no side effect on live state:
+ * nothing is recorded, no finding raised, no approval held or used, no session, loop, budget or
+ * metric counts the call.
+ */
+export interface TrialOptions {
+  /** The compiled packs to evaluate instead of those bound to the agent (PolicyRegistry.replay). */
+  packs?: readonly CompiledPack[];
+}
+
 const FAIL_CLOSED: FiredRule = {
   rule_id: 'pipeline.fail_closed',
   pack: 'pipeline',
@@ -197,12 +208,23 @@ export class Pipeline {
    * messages).
    */
   async decideAndRecord(call: GuardCall): Promise<Decided> {
+    return this.run(call, null);
+  }
+
+  /** A decision with no side effect on live state (TrialOptions); the one pipeline all the same. */
+  async trial(call: GuardCall, options: TrialOptions = {}): Promise<Decision> {
+    // A trial joins no conversation: session taint and drift would otherwise carry over into live calls.
+    const { sessionId: _session, approvalId: _approval, ...isolated } = call;
+    return (await this.run(isolated, options)).decision;
+  }
+
+  private async run(call: GuardCall, trial: TrialOptions | null): Promise<Decided> {
     const started = performance.now();
     const { policies, settings, agents: directory } = this.deps;
     const agent = directory.lookup(call.agent);
-    directory.observe?.(call.agent, call.tool === undefined ? {} : { tool: call.tool });
+    if (trial === null) directory.observe?.(call.agent, call.tool === undefined ? {} : { tool: call.tool });
     const stop = stoppedRule(agent, call.surface);
-    if (stop !== null) return this.finish(call, agent, emptyRun(), [stop], { verdict: 'block', effective: 'block', decisive: stop, mode: 'enforce' }, started);
+    if (stop !== null) return this.finish(call, agent, emptyRun(), [stop], { verdict: 'block', effective: 'block', decisive: stop, mode: 'enforce' }, started, null, newId('dec'), { facts: null, canary: null }, trial);
 
     const tool = call.tool === undefined ? undefined : directory.tool?.(call.tool);
     const schemaCall = call.jsonSchema === undefined && tool !== undefined && tool.jsonSchema !== null ? { ...call, jsonSchema: tool.jsonSchema } : call;
@@ -214,9 +236,11 @@ export class Pipeline {
     }
     // Crescendo: every input turn of a session feeds its risk trajectory; drift is one more detection.
     const drift = call.sessionId !== undefined && call.surface === 'input' ? this.crescendo.note(call.agent, call.sessionId, turnRisk(run.detections), nowMs) : null;
-    const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs) : null;
+    const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs, trial !== null) : null;
 
-    const { packs, canary } = policies.packsFor({ agent: call.agent, team: agent.team, environment: call.environment ?? agent.environment, session: call.sessionId ?? null });
+    const live = trial?.packs === undefined ? policies.packsFor({ agent: call.agent, team: agent.team, environment: call.environment ?? agent.environment, session: call.sessionId ?? null }) : null;
+    const packs = live?.packs ?? (trial?.packs as readonly CompiledPack[]);
+    const canary = live?.canary ?? null;
     const facts: CallFacts = {
       surface: call.surface,
       detections: drift === null ? run.detections : [...run.detections, driftDetection(drift)],
@@ -271,12 +295,12 @@ export class Pipeline {
 
     const outcome = { verdict, effective: effectiveVerdict, decisive, mode };
     const decisionId = newId('dec');
-    if (toolFacts !== null) await this.applyApproval(call, toolFacts, fired, outcome, decisionId);
-    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary, ...(drift === null ? {} : { drift }) });
+    if (toolFacts !== null && trial === null) await this.applyApproval(call, toolFacts, fired, outcome, decisionId);
+    return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary, ...(drift === null ? {} : { drift }) }, trial);
   }
 
   /** Taint, capability, action analysis, loop and budget state of one tool call. */
-  private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number): Promise<GatheredToolFacts> {
+  private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number, trial = false): Promise<GatheredToolFacts> {
     const args = call.arguments ?? {};
     const taint = this.argumentTaint(call, args, nowMs);
     const grant = grantFor(agent, tool);
@@ -288,9 +312,9 @@ export class Pipeline {
       knownHosts: allowedHosts(grant),
     });
     const capability = checkCapability({ agent, tool, args, actions: actionsOf(action.kinds), taint: taint.level });
-    const loop = this.loops.note(call.agent, call.sessionId, tool, args, agent.limits, nowMs);
+    const loop = trial ? { loop: false, repeats: 0 } : this.loops.note(call.agent, call.sessionId, tool, args, agent.limits, nowMs);
     const budget = { exceeded: false, used: null as number | null, limit: agent.limits.maxToolCallsPerHour };
-    if (budget.limit !== null && this.deps.usage !== undefined) {
+    if (budget.limit !== null && this.deps.usage !== undefined && !trial) {
       budget.used = await this.deps.usage.increment(call.agent, hourWindow(new Date(nowMs)));
       budget.exceeded = budget.used > budget.limit;
     }
@@ -368,6 +392,7 @@ export class Pipeline {
     toolFacts: GatheredToolFacts | null = null,
     decisionId = newId('dec'),
     policy: PolicyRecord = { facts: null, canary: null },
+    trial: TrialOptions | null = null,
   ): Promise<Decided> {
     const { verdict, effective, decisive, mode } = outcome;
     const views = fired.map(view);
@@ -391,7 +416,7 @@ export class Pipeline {
     if (policy.drift !== undefined) decision.explanation.action_risk = [policy.drift];
     const transformed = this.transform(call.content, fired, run.detections);
     if (transformed !== null) decision.transformed_content = transformed.text;
-    if (verdict === 'escalate' && toolFacts !== null && this.deps.approvals !== undefined) {
+    if (verdict === 'escalate' && toolFacts !== null && this.deps.approvals !== undefined && trial === null) {
       decision.approval_id = await this.deps.approvals.hold({
         agent: call.agent,
         tool: call.tool as string,
@@ -405,6 +430,7 @@ export class Pipeline {
     }
 
     const latencyMs = performance.now() - started;
+    if (trial !== null) return { decision, contentSha256: '', recordedContent: null, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
     const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts, policy, run.contentTooLarge);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
     // The recorder's backlog is full (its database is slow or away): the answer waits for room

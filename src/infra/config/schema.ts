@@ -231,6 +231,11 @@ export const ConfigSchema = Type.Object(
       default: null,
       description: 'local folder of an ONNX sequence-classification model (model.onnx, vocab.txt, optional config.json) that injection.classifier runs in place of its shipped primary model, with the optional package onnxruntime-node; unset: the shipped model',
     }),
+    eval_http_targets: StringList(
+      "a JSON list of URL prefixes (http or https) of agents' own OpenAI-compatible endpoints that evaluation runs may call (target type http); empty: http targets are refused",
+      [],
+    ),
+    eval_concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'cases of one evaluation run answered at a time' }),
     rails_banned_terms: StringList('a JSON list of words and phrases rails.catalog.banned_terms reports (whole words, ASCII letters in any case)', []),
     judgment_tiers: StringList(
       "a JSON list of judgment tiers, each `<base-url>|<model>` or `<base-url>|<model>|<API_KEY_ENV>` of an OpenAI-compatible chat-completions endpoint, asked in order ('deterministic' is implicit); a loopback or private host is local, any other host is hosted and needs allow_egress; PUT /api/judgment/posture overrides it",

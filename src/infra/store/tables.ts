@@ -631,6 +631,108 @@ export interface ObligationsTable {
   detail: string;
 }
 
+/** Evaluations (migration 2026-11-26-15-evaluations; src/areas/eval). JSON columns are text. */
+export interface EvalSuitesTable {
+  key: string;
+  name: string;
+  description: string | null;
+  tags: string;
+  version: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EvalCasesTable {
+  id: string;
+  suite: string;
+  case_key: string | null;
+  position: number;
+  input: string;
+  expected: string;
+  context: string;
+  labels: string;
+  split: string;
+  /** api, file, trace or annotation. */
+  source: string;
+  source_ref: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+export interface EvalRunsTable {
+  id: string;
+  /** offline or online. */
+  kind: string;
+  suite: string | null;
+  suite_version: number | null;
+  agent: string | null;
+  target: string;
+  scorers: string;
+  baseline_run_id: string | null;
+  runner: string;
+  /** queued, running, completed or failed. */
+  status: string;
+  job_id: string | null;
+  total: number;
+  done: number;
+  error: string | null;
+  options: string;
+  created_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface EvalOutputsTable {
+  id: string;
+  run_id: string;
+  case_id: string | null;
+  decision_id: string | null;
+  agent: string | null;
+  at: string;
+  output: string | null;
+  verdict: string | null;
+  entities: string;
+  latency_ms: number | null;
+  cost_usd: number | null;
+  error: string | null;
+  detail: string;
+}
+
+export interface EvalResultsTable {
+  id: string;
+  run_id: string;
+  output_id: string;
+  case_id: string | null;
+  decision_id: string | null;
+  agent: string | null;
+  at: string;
+  scorer: string;
+  score: number | null;
+  /** 1 or 0. */
+  passed: number;
+  threshold: number | null;
+  reason: string;
+  /** pass or fail: a person's call, counted instead of `passed`. */
+  annotation: string | null;
+  annotation_note: string | null;
+  annotated_by: string | null;
+  annotated_at: string | null;
+}
+
+export interface EvalSlosTable {
+  id: string;
+  agent: string;
+  scorer: string;
+  objective: string;
+  window_days: number;
+  target: number;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -696,6 +798,12 @@ export interface Database {
   framework_reviews: FrameworkReviewsTable;
   obligations: ObligationsTable;
   risk_assessments: RiskAssessmentsTable;
+  eval_suites: EvalSuitesTable;
+  eval_cases: EvalCasesTable;
+  eval_runs: EvalRunsTable;
+  eval_outputs: EvalOutputsTable;
+  eval_results: EvalResultsTable;
+  eval_slos: EvalSlosTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -722,3 +830,9 @@ export type NewSpan = Insertable<SpansTable>;
 export type McpServerRow = Selectable<McpServersTable>;
 export type McpToolRow = Selectable<McpToolsTable>;
 export type RiskAssessmentRow = Selectable<RiskAssessmentsTable>;
+export type EvalSuiteRow = Selectable<EvalSuitesTable>;
+export type EvalCaseRow = Selectable<EvalCasesTable>;
+export type EvalRunRow = Selectable<EvalRunsTable>;
+export type EvalOutputRow = Selectable<EvalOutputsTable>;
+export type EvalResultRow = Selectable<EvalResultsTable>;
+export type EvalSloRow = Selectable<EvalSlosTable>;

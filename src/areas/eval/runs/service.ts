@@ -1,0 +1,10 @@
+import type { JobHandler } from '../../../infra/jobs/worker.js';
+import type { EvalContext } from '../context.js';
+
+export class RunService {
+  constructor(readonly ctx: EvalContext) {}
+
+  jobHandlers(): Record<string, JobHandler> {
+    return {};
+  }
+}

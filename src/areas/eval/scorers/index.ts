@@ -1,0 +1,3 @@
+import type { Scorer } from '../types.js';
+
+export const SCORERS: readonly Scorer[] = [];

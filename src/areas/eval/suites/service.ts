@@ -1,0 +1,5 @@
+import type { EvalContext } from '../context.js';
+
+export class SuiteService {
+  constructor(readonly ctx: EvalContext) {}
+}
