@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
   await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
-  await app.register(proxyRoutes, { pipeline, config, clock, runs: services.runs });
+  await app.register(proxyRoutes, { proxy: services.proxy });
   await app.register(usageRoutes, { clock, runs: services.runs, reports });
   await app.register(agentRoutes, { agents: services.agents });
   await app.register(agentViewRoutes, { views: services.agentViews });

@@ -49,6 +49,7 @@ import { TokenService } from './areas/tokens/service.js';
 import { ToolService } from './areas/tools/service.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
+import { ProxyService } from './areas/proxy/service.js';
 import { RunGovernor } from './areas/usage/service.js';
 import { ALL_DETECTORS } from './engine/detectors/index.js';
 import { createJudgmentDetectors } from './engine/detectors/judgment/detectors.js';
@@ -137,6 +138,8 @@ export interface Services {
   identities: IdentityService;
   retention: RetentionService;
   runs: RunGovernor;
+  /** The model proxies: upstreams, usage since start, the flow of each wire format; evaluations' model caller. */
+  proxy: ProxyService;
   reports: ReportReader<typeof REPORT_JOBS>;
   traces: TraceService;
   spans: SpanService;
@@ -366,6 +369,15 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       { what: 'SQL action analysis', why: 'the optional package node-sql-parser is not installed: tool calls with SQL arguments are blocked (fail closed)' },
     ]);
   }
+  const runs = new RunGovernor({
+    store,
+    agents: agentDirectory,
+    recorder,
+    clock,
+    prices: config.model_prices,
+    onError: (error) => log.error({ err: error }, 'counting model usage failed'),
+  });
+  const proxy = new ProxyService({ config, clock, pipeline, runs });
   const evaluations = createEvalServices({
     store,
     audit,
@@ -375,7 +387,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     policies: policyRegistry,
     recorder,
     config,
-    model: null,
+    model: proxy,
     helpers: { judge: null },
   });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers()]);
@@ -421,14 +433,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     approvals,
     identities,
     retention,
-    runs: new RunGovernor({
-      store,
-      agents: agentDirectory,
-      recorder,
-      clock,
-      prices: config.model_prices,
-      onError: (error) => log.error({ err: error }, 'counting model usage failed'),
-    }),
+    runs,
+    proxy,
     reports,
     traces: new TraceService(store, clock),
     spans: new SpanService(store, clock),
@@ -474,7 +480,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       // Stopped before the database closes: the job in hand finishes and is recorded first.
       await worker.stop();
       await reports.close();
-      await Promise.all([messages.close(), memory.close(), mcp.close()]);
+      await Promise.all([messages.close(), memory.close(), mcp.close(), proxy.close()]);
       if (sweeping) await retention.stop();
       await directory.close();
       await recorder.close();

@@ -246,7 +246,7 @@ class ChatStream implements StreamTranslator {
     private readonly sink: StreamSink,
     private readonly holdbackChars: number,
   ) {
-    this.template = { id: `chatcmpl-parapet-${call.request.id}`, object: 'chat.completion.chunk', created: nowSeconds(), model: call.body.model };
+    this.template = { id: `chatcmpl-parapet-${call.traceId}`, object: 'chat.completion.chunk', created: nowSeconds(), model: call.body.model };
     this.callerWantsUsage = call.body.stream_options?.include_usage === true;
   }
 
@@ -308,8 +308,7 @@ class ChatStream implements StreamTranslator {
 
   /** An upstream that closes without [DONE] has still finished its answer; a torn last event is only logged. */
   async onUpstreamEnd(rest: string[]): Promise<'complete'> {
-    const { request } = this.call;
-    for (const event of rest) if (event !== '[DONE]') request.log.warn({ reqId: request.id }, 'chat-completions stream ended inside an event');
+    for (const event of rest) if (event !== '[DONE]') this.sink.log.warn({ reqId: this.call.traceId }, 'chat-completions stream ended inside an event');
     return 'complete';
   }
 

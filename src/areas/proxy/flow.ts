@@ -4,8 +4,8 @@
 // differs between formats (where the texts and tool calls sit in a body, how an answer, a stream
 // event and a refusal look) is a WireAdapter; adding a format is one adapter (README.md).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problem } from '../../infra/http/problems.js';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, problem } from '../../infra/http/problems.js';
 import type { Pipeline } from '../../engine/pipeline/decide.js';
 import { RequestBudget } from '../../engine/pipeline/request-budget.js';
 import type { CostHold, ProposedCall, RunGovernor, RunStop } from '../usage/service.js';
@@ -31,7 +31,28 @@ export interface GovernedCall<Body extends ProxiedBody> {
   requestParts: CheckedPart[];
   /** The call's reserved cost, settled with its usage. */
   hold: CostHold;
-  request: FastifyRequest;
+  /** Names the call's decisions and the ids of answers the gateway writes itself (the HTTP request id). */
+  traceId: string;
+}
+
+/** One call as the flow takes it, from the HTTP route or from inside the gateway (evaluations). */
+export interface CallInput<Body extends ProxiedBody> {
+  agent: string;
+  /** The request body; checks write tokenized text back into it. */
+  body: Body;
+  /** The caller's headers: the session (`X-Parapet-Session`) and what a format passes on. */
+  headers: IncomingHttpHeaders;
+  traceId: string;
+  /** Aborts the upstream send. The HTTP route passes none: a whole answer is awaited even when its caller left. */
+  signal?: AbortSignal | undefined;
+}
+
+/** A whole answer as the route sends it: status, headers (content type and X-Parapet-Verdict among them) and body. */
+export interface WholeAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** An answer, a refusal or a problem; a string is an upstream error body passed on as it came. */
+  body: Record<string, unknown> | string;
 }
 
 /** What the loop check and the usage ledger need of a whole answer. */
@@ -44,6 +65,8 @@ export interface AnswerFacts {
 /** Where a stream translator writes: the caller's event stream (already open, verdict pending). */
 export interface StreamSink {
   readonly events: EventStream;
+  /** The route's log, for a stream that breaks. */
+  readonly log: FastifyBaseLogger;
 }
 
 /**
@@ -113,6 +136,15 @@ export interface FlowOptions {
 const heldText = (field: ParapetField): string =>
   field.verdict === 'escalate' ? `The request is held for a person to review and was not sent to the model: ${field.reason}` : field.reason;
 
+/** How the governed part of a call ended, before the answer is written in a wire format. */
+type Forwarded<Body extends ProxiedBody> =
+  /** Not sent upstream (budget used up, a request check stopped it): the format's refusal. */
+  | { kind: 'refused'; text: string; field: ParapetField }
+  /** The upstream answered with an error, passed on as it came. */
+  | { kind: 'upstream-error'; answer: WholeAnswer }
+  /** The upstream answered 200: the answer is still to be read, checked and counted. */
+  | { kind: 'answered'; upstream: UpstreamAnswer; call: GovernedCall<Body> };
+
 /** The one flow of a proxied model call; `adapter` speaks the wire format. */
 export class GovernedCallFlow<Body extends ProxiedBody> {
   constructor(
@@ -120,27 +152,65 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
     private readonly options: FlowOptions,
   ) {}
 
+  /** The HTTP route: a whole answer goes through `whole`'s flow; a stream is written as it comes. */
   async handle(request: FastifyRequest, reply: FastifyReply, agent: string): Promise<void> {
+    const body = request.body as Body;
+    const input: CallInput<Body> = { agent, body, headers: request.headers, traceId: request.id };
+    // Problems stay thrown here: the error handler writes them (with `instance`) and logs the 5xx ones.
+    if (body.stream !== true) {
+      sendWhole(reply, await this.wholeOrThrow(input));
+      return;
+    }
+    await this.govern(input, async (forwarded) => {
+      if (forwarded.kind === 'refused') {
+        reply.header('x-parapet-verdict', forwarded.field.verdict);
+        reply.type('text/event-stream').header('cache-control', 'no-cache').send(this.adapter.refusalEvents(body.model, forwarded.text, forwarded.field));
+      } else if (forwarded.kind === 'upstream-error') sendWhole(reply, forwarded.answer);
+      else await this.stream(reply, request.log, forwarded.upstream, forwarded.call);
+    });
+  }
+
+  /**
+   * A whole (non-streamed) call without Fastify: the answer the route would send, a refusal, the
+   * upstream's error, or the gateway's problem (503 naming the key setting, an open breaker) as a
+   * problem+json answer.
+   */
+  async whole(input: CallInput<Body>): Promise<WholeAnswer> {
+    try {
+      return await this.wholeOrThrow(input);
+    } catch (error) {
+      if (error instanceof Problem) return problemAnswer(error);
+      throw error;
+    }
+  }
+
+  private async wholeOrThrow(input: CallInput<Body>): Promise<WholeAnswer> {
+    return this.govern(input, async (forwarded) => {
+      if (forwarded.kind === 'refused') return jsonAnswer(forwarded.field.verdict, this.adapter.refusal(input.body.model, forwarded.text, forwarded.field));
+      if (forwarded.kind === 'upstream-error') return forwarded.answer;
+      return this.complete(forwarded.upstream, forwarded.call);
+    });
+  }
+
+  /**
+   * What every call goes through before its answer is read: the key, budget admission, the
+   * request's checks and the upstream send. `finish` writes the outcome; the reserved cost of a
+   * call that got no answer is given back after it.
+   */
+  private async govern<T>(input: CallInput<Body>, finish: (forwarded: Forwarded<Body>) => Promise<T>): Promise<T> {
     const { adapter, options } = this;
     const { apiKey } = options;
     if (apiKey === null) throw problem('unavailable', `the ${adapter.name} upstream has no key: set ${adapter.keySetting} (PARAPET_${adapter.keySetting.toUpperCase()})`);
-    const body = request.body as Body;
-    const sessionId = adapter.sessionOf(request.headers, body);
-    const checks = new ProxyChecks(options.pipeline, { agent, sessionId, traceId: request.id }, new RequestBudget(options.requestBudgetMs));
-    const stream = body.stream === true;
-    const refuse = (text: string, field: ParapetField): void => {
-      reply.header('x-parapet-verdict', field.verdict);
-      if (stream) reply.type('text/event-stream').header('cache-control', 'no-cache').send(adapter.refusalEvents(body.model, text, field));
-      else reply.type('application/json').send(JSON.stringify(adapter.refusal(body.model, text, field)));
-    };
+    const { agent, body, headers, traceId } = input;
+    const sessionId = adapter.sessionOf(headers, body);
+    const checks = new ProxyChecks(options.pipeline, { agent, sessionId, traceId }, new RequestBudget(options.requestBudgetMs));
 
     // A daily budget that is used up refuses the call before any check or upstream work.
     const admission = await options.runs.beforeForward(agent, body.model, sessionId, body);
     const overBudget = admission.stop;
     if (overBudget !== null) {
       options.usage.note(agent, body.model, null, false);
-      refuse(overBudget.reason, { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] });
-      return;
+      return finish({ kind: 'refused', text: overBudget.reason, field: { ...overBudget.decision, forwarded: false, decisions: [runPart(overBudget)] } });
     }
 
     try {
@@ -149,15 +219,12 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
         options.usage.note(agent, body.model, null, false);
         options.runs.noteRefused(agent, body.model);
         const field = parapetField(requestParts, false) as ParapetField;
-        refuse(heldText(field), field);
-        return;
+        return await finish({ kind: 'refused', text: heldText(field), field });
       }
 
-      const answer = await sendUpstream(reply, options.upstream(), adapter.upstreamCall(body, request.headers, apiKey));
-      if (answer.status !== 200) return await passUpstreamError(reply, answer, adapter.name, adapter.keySetting);
-      const call: GovernedCall<Body> = { agent, sessionId, body, checks, requestParts, hold: admission.hold, request };
-      if (stream) return await this.stream(reply, answer, call);
-      return await this.complete(reply, answer, call);
+      const answer = await sendUpstream(options.upstream(), adapter.upstreamCall(body, headers, apiKey), input.signal);
+      if (answer.status !== 200) return await finish({ kind: 'upstream-error', answer: await upstreamError(answer, adapter.name, adapter.keySetting) });
+      return await finish({ kind: 'answered', upstream: answer, call: { agent, sessionId, body, checks, requestParts, hold: admission.hold, traceId } });
     } finally {
       // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
       await admission.hold.release();
@@ -165,7 +232,7 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
   }
 
   /** A whole answer: counted and looked at for a loop first (a stopped run's answer is not passed on), then checked. */
-  private async complete(reply: FastifyReply, upstream: UpstreamAnswer, call: GovernedCall<Body>): Promise<void> {
+  private async complete(upstream: UpstreamAnswer, call: GovernedCall<Body>): Promise<WholeAnswer> {
     const { adapter, options } = this;
     const { agent, sessionId, body, hold } = call;
     let answer: Record<string, unknown>;
@@ -179,17 +246,14 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
     options.usage.note(agent, body.model, adapter.tokenUsage(facts.usage), true);
     if (loop !== null) {
       const field: ParapetField = { ...loop.decision, forwarded: true, decisions: [...call.requestParts, runPart(loop)] };
-      reply.header('x-parapet-verdict', field.verdict);
       const refusal = adapter.refusal(body.model, loop.reason, field);
       // The upstream's id and usage stay: the tokens were spent.
-      reply.type('application/json').send(JSON.stringify({ ...refusal, id: answer.id ?? refusal.id, usage: answer.usage ?? refusal.usage }));
-      return;
+      return jsonAnswer(field.verdict, { ...refusal, id: answer.id ?? refusal.id, usage: answer.usage ?? refusal.usage });
     }
     const parts = await adapter.governAnswer(answer, call);
     // Null only when nothing was checked at all (no text either way, no tool).
     const field = parapetField([...call.requestParts, ...parts], true);
-    reply.header('x-parapet-verdict', field?.verdict ?? 'allow');
-    reply.type('application/json').send(JSON.stringify(field === null ? answer : { ...answer, parapet: field }));
+    return jsonAnswer(field?.verdict ?? 'allow', field === null ? answer : { ...answer, parapet: field });
   }
 
   /**
@@ -197,11 +261,11 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
    * text through the hold-back window and holds tool calls; once the whole answer is in, it is
    * counted and looked at for a loop, then released. A stream cut short still counts its usage.
    */
-  private async stream(reply: FastifyReply, answer: UpstreamAnswer, call: GovernedCall<Body>): Promise<void> {
+  private async stream(reply: FastifyReply, log: FastifyBaseLogger, answer: UpstreamAnswer, call: GovernedCall<Body>): Promise<void> {
     const { adapter, options } = this;
-    const { agent, sessionId, body, hold, request } = call;
+    const { agent, sessionId, body, hold, traceId } = call;
     const events = new EventStream(reply, answer);
-    const translator = adapter.openStream(call, { events });
+    const translator = adapter.openStream(call, { events, log });
     /** Whether the call's usage went to the runs ledger (once, at the end of the stream or in `finally`). */
     let counted = false;
     const parser = new SseParser();
@@ -223,7 +287,7 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
       }
     } catch (error) {
       if (!events.clientGone) {
-        request.log.warn({ reqId: request.id, err: error }, `${adapter.name} stream failed`);
+        log.warn({ reqId: traceId, err: error }, `${adapter.name} stream failed`);
         await translator.failed().catch(() => undefined);
       }
     } finally {
@@ -236,17 +300,35 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
   }
 }
 
+const jsonAnswer = (verdict: string, body: Record<string, unknown>): WholeAnswer => ({
+  status: 200,
+  headers: { 'content-type': 'application/json', 'x-parapet-verdict': verdict },
+  body,
+});
+
+/** A problem as a value, for callers inside the gateway (the HTTP route lets the error handler write it). */
+function problemAnswer(issue: Problem): WholeAnswer {
+  return { status: issue.status, headers: { ...issue.headers, 'content-type': 'application/problem+json' }, body: { ...issue.toBody() } };
+}
+
+function sendWhole(reply: FastifyReply, answer: WholeAnswer): void {
+  reply
+    .code(answer.status)
+    .headers(answer.headers)
+    .send(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+}
+
 /**
  * Sends a call upstream; an upstream that cannot be reached (breaker open, no answer after the
  * retries) is the gateway's 503, with Retry-After when the breaker says when to come back.
  */
-async function sendUpstream(reply: FastifyReply, upstream: Upstream, call: UpstreamCall): Promise<UpstreamAnswer> {
+async function sendUpstream(upstream: Upstream, call: UpstreamCall, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
   try {
-    return await upstream.send(call);
+    return await upstream.send(call, signal);
   } catch (error) {
     if (error instanceof UpstreamUnavailable) {
-      if (error.retryAfterSeconds !== null) reply.header('retry-after', String(error.retryAfterSeconds));
-      throw problem('unavailable', error.message);
+      const headers = error.retryAfterSeconds === null ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
+      throw new Problem('unavailable', error.message, undefined, headers);
     }
     throw error;
   }
@@ -256,16 +338,16 @@ async function sendUpstream(reply: FastifyReply, upstream: Upstream, call: Upstr
  * An upstream error answer goes back as it came, except that a refusal of the gateway's own key is
  * the gateway's problem (503 naming the setting), not the caller's.
  */
-async function passUpstreamError(reply: FastifyReply, answer: UpstreamAnswer, upstream: string, keySetting: string): Promise<void> {
+async function upstreamError(answer: UpstreamAnswer, upstream: string, keySetting: string): Promise<WholeAnswer> {
   const text = await answer.body.text();
   if (answer.status === 401 || answer.status === 403) {
     throw problem('unavailable', `the ${upstream} upstream refused the gateway's key (${answer.status}): check ${keySetting}`);
   }
   const type = answer.headers['content-type'];
-  reply.code(answer.status).header('x-parapet-verdict', 'allow');
+  const headers: Record<string, string> = { 'content-type': typeof type === 'string' ? type : 'application/json', 'x-parapet-verdict': 'allow' };
   const retryAfter = answer.headers['retry-after'];
-  if (typeof retryAfter === 'string') reply.header('retry-after', retryAfter);
-  reply.type(typeof type === 'string' ? type : 'application/json').send(text);
+  if (typeof retryAfter === 'string') headers['retry-after'] = retryAfter;
+  return { status: answer.status, headers, body: text };
 }
 
 /** How a budget or loop stop appears among the checked parts of `parapet.decisions`. */

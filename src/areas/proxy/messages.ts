@@ -260,7 +260,7 @@ const toolUses = (message: WireAnswer): WireBlock[] =>
  * gap); the final message_delta waits for every check and carries `parapet`. A block ends the
  * stream with a text block saying why, stop_reason refusal and message_stop, and aborts the upstream.
  */
-function messagesStream({ request, body, checks, requestParts }: GovernedCall<MessagesBody>, { events }: StreamSink, holdbackChars: number): StreamTranslator {
+function messagesStream({ traceId, body, checks, requestParts }: GovernedCall<MessagesBody>, { events }: StreamSink, holdbackChars: number): StreamTranslator {
   const raw = events.raw;
   const write = async (type: string, data: Record<string, unknown>): Promise<void> => events.write(sse(type, data));
 
@@ -286,7 +286,7 @@ function messagesStream({ request, body, checks, requestParts }: GovernedCall<Me
     if (started) return;
     started = true;
     await write('message_start', {
-      message: { id: `msg_parapet_${request.id}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: { id: `msg_parapet_${traceId}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
     });
   };
   const openText = async (block: TextBlock): Promise<number> => {

@@ -411,15 +411,15 @@ function answerItems(response: Item, requested: ReadonlySet<string>): { output: 
  * because the gateway drops and adds some. A block ends the stream with the reason,
  * `response.incomplete` (content_filter, with `parapet`), and aborts the upstream.
  */
-function responsesStream(call: GovernedCall<ResponsesWireBody>, { events }: StreamSink, holdbackChars: number, sessions: ResponseSessions): StreamTranslator {
+function responsesStream(call: GovernedCall<ResponsesWireBody>, { events, log }: StreamSink, holdbackChars: number, sessions: ResponseSessions): StreamTranslator {
   const requested = requestedTypes(call.body);
-  const { checks, request } = call;
+  const { checks, traceId } = call;
   const raw = events.raw;
   let sequence = 0;
   const emit = async (event: Item): Promise<void> => events.write(sse({ ...event, sequence_number: sequence++ }));
 
   const state = new StreamState(checks, holdbackChars);
-  let template: Item = { id: `resp_parapet_${request.id}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
+  let template: Item = { id: `resp_parapet_${traceId}`, object: 'response', created_at: nowSeconds(), model: call.body.model };
   /** The response's own usage, for the runs ledger. */
   let wireUsage: unknown = null;
   /** Calls the upstream finished, in order, waiting for the end of the response. */
@@ -551,7 +551,7 @@ function responsesStream(call: GovernedCall<ResponsesWireBody>, { events }: Stre
     onEvent,
     async onUpstreamEnd() {
       if (!ended && !events.clientGone) {
-        request.log.warn({ reqId: request.id }, 'responses stream ended before the response was complete');
+        log.warn({ reqId: traceId }, 'responses stream ended before the response was complete');
         await emit({ type: 'error', code: 'upstream_error', message: 'the upstream stream ended before the response was complete', param: null });
       }
       return 'stop';
@@ -561,7 +561,7 @@ function responsesStream(call: GovernedCall<ResponsesWireBody>, { events }: Stre
     async refuseRun(stop: RunStop) {
       const end = terminal as { type: string; response: Item };
       // No held call goes out: the reason takes their place.
-      const stopped = state.refusalItem(`msg_parapet_${request.id}`, stop.reason);
+      const stopped = state.refusalItem(`msg_parapet_${traceId}`, stop.reason);
       for (const item of refusalItemEvents(stopped.item, stopped.index)) await emit(item);
       await finish(end.type, end.response, [...state.textParts(), runPart(stop)], true);
     },
@@ -574,7 +574,7 @@ function responsesStream(call: GovernedCall<ResponsesWireBody>, { events }: Stre
         state.callParts.push(part);
         for (const released of state.settle(index, part)) await emit(released);
       }
-      const refusal = state.allCallsRemoved() ? state.refusalItem(`msg_parapet_${request.id}`) : null;
+      const refusal = state.allCallsRemoved() ? state.refusalItem(`msg_parapet_${traceId}`) : null;
       if (refusal !== null) {
         for (const item of refusalItemEvents(refusal.item, refusal.index)) await emit(item);
       }
