@@ -733,6 +733,93 @@ export interface EvalSlosTable {
   updated_at: string;
 }
 
+/** The red team (migration 2026-11-26-16-redteam; src/areas/redteam, src/areas/probes, src/areas/public). */
+export interface RedteamCampaignsTable {
+  id: string;
+  agent: string;
+  name: string;
+  /** pipeline or target. */
+  runner: string;
+  target_id: string | null;
+  adaptive: number;
+  budget: number;
+  seed: number;
+  include_deployment_probes: number;
+  probes: string;
+  /** completed or failed. */
+  status: string;
+  error: string | null;
+  calls_used: number;
+  summary: string;
+  comparison: string | null;
+  previous_campaign_id: string | null;
+  library_version: string;
+  created_by: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface RedteamResultsTable {
+  id: string;
+  campaign_id: string;
+  probe_id: string;
+  class: string;
+  /** attack or benign. */
+  kind: string;
+  mutation: string | null;
+  surface: string;
+  text: string;
+  /** through, blocked or error. */
+  outcome: string;
+  as_configured: string | null;
+  if_enforced: string | null;
+  decision_id: string | null;
+  rules: string;
+  detail: string;
+  at: string;
+}
+
+export interface ProbeTargetsTable {
+  id: string;
+  agent: string;
+  name: string;
+  /** openai_chat, messages or http_json. */
+  adapter: string;
+  url: string;
+  model: string | null;
+  /** Sealed; never answered back. */
+  auth_header: string | null;
+  forbidden_tools: string;
+  leak_markers: string;
+  probes: string;
+  interval_seconds: number;
+  max_probes_per_run: number;
+  rate_limit_per_minute: number;
+  timeout_seconds: number;
+  enabled: number;
+  acknowledgement: string | null;
+  opted_in_by: string | null;
+  opted_in_at: string | null;
+  opted_out_at: string | null;
+  last_run_at: string | null;
+  next_run_at: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ShowcaseEventsTable {
+  id: string;
+  at: string;
+  probe_id: string;
+  class: string;
+  kind: string;
+  mutation: string | null;
+  verdict: string;
+  outcome: string;
+  rules: string;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -804,6 +891,10 @@ export interface Database {
   eval_outputs: EvalOutputsTable;
   eval_results: EvalResultsTable;
   eval_slos: EvalSlosTable;
+  redteam_campaigns: RedteamCampaignsTable;
+  redteam_results: RedteamResultsTable;
+  probe_targets: ProbeTargetsTable;
+  showcase_events: ShowcaseEventsTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -836,3 +927,7 @@ export type EvalRunRow = Selectable<EvalRunsTable>;
 export type EvalOutputRow = Selectable<EvalOutputsTable>;
 export type EvalResultRow = Selectable<EvalResultsTable>;
 export type EvalSloRow = Selectable<EvalSlosTable>;
+export type RedteamCampaignRow = Selectable<RedteamCampaignsTable>;
+export type RedteamResultRow = Selectable<RedteamResultsTable>;
+export type ProbeTargetRow = Selectable<ProbeTargetsTable>;
+export type ShowcaseEventRow = Selectable<ShowcaseEventsTable>;
