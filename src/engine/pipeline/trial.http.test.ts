@@ -44,6 +44,20 @@ describe.each(DIALECTS)('pipeline trial (%s)', (dialect) => {
     expect(await count(ctx.gateway, 'traces', 'trial-quiet')).toBe(0);
   });
 
+  it('replays every bound policy in one mode: enforcing everything blocks what observe lets through, and observing everything stops nothing', async () => {
+    const { pipeline, policyRegistry } = ctx.gateway.app.services;
+    const subject = { agent: 'trial-quiet', team: null, environment: null };
+    const enforced = await pipeline.trial({ agent: 'trial-quiet', surface: 'input', content: INJECTION }, { packs: policyRegistry.replay(subject, null, { mode: 'enforce' }) });
+    expect(enforced.verdict).toBe('block');
+    const observed = await pipeline.trial(
+      { agent: 'trial-quiet', surface: 'tool_args', tool: 'payments.refund', arguments: { amount: 10 }, content: '{"amount":10}' },
+      { packs: policyRegistry.replay(subject, null, { mode: 'observe' }) },
+    );
+    expect(observed.verdict).toBe('allow');
+    expect(observed.effective_verdict).toBe('block');
+    expect(policyRegistry.policy('agent-boundaries')?.mode).toBe('enforce');
+  });
+
   it('holds no approval and counts no loop for a tool call', async () => {
     const { pipeline } = ctx.gateway.app.services;
     const call = { agent: 'trial-tools', surface: 'tool_args' as const, tool: 'db.query', arguments: { sql: 'DELETE FROM orders' }, content: JSON.stringify({ sql: 'DELETE FROM orders' }) };

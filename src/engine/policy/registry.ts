@@ -185,14 +185,16 @@ export class PolicyRegistry {
    * The compiled set a subject would see with `replacement` in place of the policy of the same key
    * (or added, for a new key), ignoring canaries: what simulation and rule checks replay against.
    */
-  replay(subject: Omit<PolicySubject, 'session'>, replacement: BoundPolicy | null): CompiledPack[] {
-    const all = replacement === null ? this.list() : [...this.list().filter((policy) => policy.key !== replacement.key), replacement];
+  replay(subject: Omit<PolicySubject, 'session'>, replacement: BoundPolicy | null, options: { mode?: Mode } = {}): CompiledPack[] {
+    const chosen = replacement === null ? this.list() : [...this.list().filter((policy) => policy.key !== replacement.key), replacement];
+    // `mode`: every policy as if promoted (or demoted) at once — "what enforcing everything would stop".
+    const all = options.mode === undefined ? chosen : chosen.map((policy) => (policy.mode === options.mode ? policy : { ...policy, mode: options.mode as Mode }));
     const policies = this.applicable({ ...subject, session: null }, all);
     const overrides = this.overrideMap(policies);
     return policies.map((policy) => {
       const hidden = new Set<string>();
       for (const [ruleId, by] of overrides) if (LEVEL_RANK[by.level] > LEVEL_RANK[policy.level]) hidden.add(ruleId);
-      if (policy === replacement) {
+      if (policy === replacement || (replacement !== null && options.mode !== undefined && policy.key === replacement.key)) {
         const rules = hidden.size === 0 ? policy.pack.rules : policy.pack.rules.filter((rule) => !hidden.has(rule.id));
         return compilePack({ ...policy.pack, rules, version: policy.version }, policy.mode);
       }
