@@ -236,6 +236,14 @@ export const ConfigSchema = Type.Object(
       [],
     ),
     eval_concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'cases of one evaluation run answered at a time' }),
+    probe_target_hosts: StringList(
+      'a JSON list of host names (or IP addresses) probe targets may be on besides loopback; empty: loopback only',
+      [],
+    ),
+    probe_min_run_gap_seconds: Type.Integer({ minimum: 0, maximum: 86_400, default: 300, description: 'seconds a manual probe run of a target is refused after its last run' }),
+    showcase_enabled: Type.Boolean({ default: false, description: 'true or false: run the built-in demo agent, probe it on a schedule and serve the feed at GET /api/public/showcase' }),
+    showcase_interval_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'seconds between probe rounds of the showcase demo agent' }),
+    showcase_rate_limit_per_minute: Type.Integer({ minimum: 1, maximum: 10_000, default: 60, description: 'requests per minute one client address may make to GET /api/public/showcase' }),
     rails_banned_terms: StringList('a JSON list of words and phrases rails.catalog.banned_terms reports (whole words, ASCII letters in any case)', []),
     judgment_tiers: StringList(
       "a JSON list of judgment tiers, each `<base-url>|<model>` or `<base-url>|<model>|<API_KEY_ENV>` of an OpenAI-compatible chat-completions endpoint, asked in order ('deterministic' is implicit); a loopback or private host is local, any other host is hosted and needs allow_egress; PUT /api/judgment/posture overrides it",
