@@ -21,6 +21,8 @@ import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './areas/custom-r
 import { CustomRuleService } from './areas/custom-rules/service.js';
 import { DetectorService } from './areas/detectors/service.js';
 import { createEvalServices, type EvalServices } from './areas/eval/index.js';
+import { judgeAvailable, judgeWithTiers } from './areas/eval/scorers/index.js';
+import type { ScorerHelpers } from './areas/eval/types.js';
 import { EvidenceService } from './areas/evidence/service.js';
 import { FileEvidenceStorage, type EvidenceStorage } from './areas/evidence/storage.js';
 import { AttentionService } from './areas/findings/attention.js';
@@ -378,6 +380,13 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
   const proxy = new ProxyService({ config, clock, pipeline, runs });
+  // The eval judge follows the judgment posture live: a tier configured later makes `judge` available.
+  const judge = judgeWithTiers(judgmentState, { piiPacks: config.pii_packs });
+  const evalHelpers: ScorerHelpers = {
+    get judge() {
+      return judgeAvailable(judgmentState) ? judge : null;
+    },
+  };
   const evaluations = createEvalServices({
     store,
     audit,
@@ -388,7 +397,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     recorder,
     config,
     model: proxy,
-    helpers: { judge: null },
+    helpers: evalHelpers,
   });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers()]);
 

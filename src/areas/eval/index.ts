@@ -16,6 +16,8 @@ export interface EvalServices {
   online: OnlineService;
   annotations: AnnotationService;
   jobHandlers(): Record<string, JobHandler>;
+  /** Whether the `judge` scorer can run now (a judgment tier is configured). */
+  judgeAvailable(): boolean;
 }
 
 export function createEvalServices(ctx: EvalContext): EvalServices {
@@ -29,5 +31,6 @@ export function createEvalServices(ctx: EvalContext): EvalServices {
     online,
     annotations,
     jobHandlers: () => ({ ...runs.jobHandlers(), ...online.jobHandlers() }),
+    judgeAvailable: () => ctx.helpers.judge !== null,
   };
 }

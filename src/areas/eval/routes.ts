@@ -9,7 +9,7 @@ import { suiteRoutes } from './suites/routes.js';
 
 export const evalRoutes: FastifyPluginAsyncTypebox<{ evaluations: EvalServices }> = async (app, { evaluations }) => {
   await app.register(suiteRoutes, { suites: evaluations.suites });
-  await app.register(scorerRoutes);
+  await app.register(scorerRoutes, { judgeAvailable: evaluations.judgeAvailable });
   await app.register(runRoutes, { runs: evaluations.runs });
   await app.register(onlineRoutes, { online: evaluations.online });
   await app.register(annotationRoutes, { annotations: evaluations.annotations });
