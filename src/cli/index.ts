@@ -5,6 +5,7 @@ import { GATEWAY_VERSION } from '../areas/system/version.js';
 import { registerLoginCommand } from './client.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerAuditCommands } from './commands/audit.js';
+import { registerEvalCommands } from './commands/eval.js';
 import { registerEvidenceCommands } from './commands/evidence.js';
 import { registerFindingsCommands } from './commands/findings.js';
 import { registerJobsCommands } from './commands/jobs.js';
@@ -31,6 +32,7 @@ registerJobsCommands(program);
 registerWorkerCommand(program);
 registerFindingsCommands(program);
 registerPolicyCommands(program);
+registerEvalCommands(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -120,7 +120,7 @@ export async function latestRuns(db: Db, suites: readonly string[]): Promise<Map
 /**
  * Pass rate per run: outputs none of whose results fails, over outputs. A result counts as
  * pass.ts says: a person's annotation, when there is one, instead of the scorer's call. An output
- * no scorer applied to has nothing failing it and passes.
+ * no scorer applied to is left out, as in the run detail.
  */
 export async function passRates(db: Db, runIds: readonly string[]): Promise<Map<string, number>> {
   if (runIds.length === 0) return new Map();
@@ -133,6 +133,8 @@ export async function passRates(db: Db, runIds: readonly string[]): Promise<Map<
     .selectFrom('eval_outputs as o')
     .select((eb) => ['o.run_id', eb.fn.countAll<number | string>().as('cases'), eb.fn.sum<number | string>(failing).as('failing')])
     .where('o.run_id', 'in', runIds)
+    // As the run detail counts: an output no scorer applied to is not in the pass rate.
+    .where(sql<boolean>`exists (select 1 from eval_results r where r.run_id = o.run_id and r.output_id = o.id)`)
     .groupBy('o.run_id')
     .execute();
   return new Map(rows.map((row) => [row.run_id, (Number(row.cases) - Number(row.failing)) / Number(row.cases)]));
