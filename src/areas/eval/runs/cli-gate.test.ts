@@ -7,7 +7,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway } from '../../../../test/helpers/gateway.js';
 import { childEnv, ROOT, type CommandResult } from '../../../../test/helpers/process.js';
-import { createGuardSuite, enforcedBaseline, regressedBaseline, type GuardSuite } from './test-fixtures.js';
+import { createGuardSuite, enforcedBaseline, regressedBaseline, type GuardSuite } from '../../../../test/helpers/eval-fixtures.js';
 
 async function parapet(args: string[], env: Record<string, string>): Promise<CommandResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/index.ts'), ...args], { env: childEnv(env), cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

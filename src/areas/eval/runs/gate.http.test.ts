@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditCount, auditOf } from '../../../../test/helpers/audit.js';
 import { DIALECTS, json, withGateway } from '../../../../test/helpers/gateway.js';
-import { createGuardSuite, enforcedBaseline, regressedBaseline, type GuardSuite } from './test-fixtures.js';
+import { createGuardSuite, enforcedBaseline, regressedBaseline, type GuardSuite } from '../../../../test/helpers/eval-fixtures.js';
 
 describe.each(DIALECTS)('evaluation gate (%s)', (dialect) => {
   const ctx = withGateway({ dialect, overrides: { jobs_in_process: false } });

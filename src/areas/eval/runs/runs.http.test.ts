@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditCount, auditOf } from '../../../../test/helpers/audit.js';
 import { malformedRequestFailures } from '../../../../test/helpers/fuzz-area.js';
 import { DIALECTS, json, withGateway } from '../../../../test/helpers/gateway.js';
-import { createGuardSuite, INJECTIONS, type GuardSuite } from './test-fixtures.js';
+import { createGuardSuite, INJECTIONS, type GuardSuite } from '../../../../test/helpers/eval-fixtures.js';
 
 describe.each(DIALECTS)('evaluation runs (%s)', (dialect) => {
   // The worker runs only when the test ticks it.
