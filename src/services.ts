@@ -39,6 +39,10 @@ import { createPolicyServices, type PolicyServices } from './areas/policies/inde
 import { RetentionService } from './areas/retention/service.js';
 import { loadClassificationRules } from './areas/risk/classify.js';
 import { RiskService } from './areas/risk/service.js';
+import { ProbeTargetService } from './areas/probes/service.js';
+import { ShowcaseService } from './areas/public/service.js';
+import { loadProbeLibrary } from './areas/redteam/library.js';
+import { RedteamService } from './areas/redteam/service.js';
 import { OnboardingService } from './areas/onboarding/service.js';
 import { ProvidersService } from './areas/providers/service.js';
 import { BoardService } from './areas/board/service.js';
@@ -154,6 +158,12 @@ export interface Services {
   evidence: EvidenceService;
   compliance: ComplianceService;
   risk: RiskService;
+  /** Red-team campaigns against an agent's policy (or a probe target), from the probe library. */
+  redteam: RedteamService;
+  /** Probe targets: live agents probed after an opt-in, with hard caps; scheduled runs (job probes.run). */
+  probeTargets: ProbeTargetService;
+  /** The public showcase: the built-in demo agent probed on a schedule, and its feed (GET /api/public/showcase). */
+  showcase: ShowcaseService;
   mcp: McpService;
   onboarding: OnboardingService;
   providers: ProvidersService;
@@ -173,6 +183,8 @@ const STATE_SYNC_MS = 1000;
 const IDENTITY_SWEEP_MS = 3_600_000;
 /** How often a process checks whether the daily control computation is due. */
 const CONTROLS_CHECK_MS = 3_600_000;
+/** How often due probe targets are looked for and their runs queued (job probes.run). */
+const PROBE_SCHEDULE_MS = 60_000;
 /** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
 const DETECTION_CACHE_MAX_TEXT = 65_536;
 
@@ -380,6 +392,27 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
   const proxy = new ProxyService({ config, clock, pipeline, runs });
+  const probeLibrary = loadProbeLibrary();
+  const probeTargets = new ProbeTargetService({
+    store,
+    audit,
+    clock,
+    queue,
+    recorder,
+    sealer,
+    library: probeLibrary,
+    settings: { allowedHosts: config.probe_target_hosts, minRunGapSeconds: config.probe_min_run_gap_seconds },
+  });
+  const redteam = new RedteamService({ store, audit, clock, pipeline, policies: policyRegistry, directory: agentDirectory, recorder, library: probeLibrary, probeTargets });
+  const showcase = new ShowcaseService({
+    store,
+    clock,
+    pipeline,
+    policies: policyRegistry,
+    library: probeLibrary,
+    settings: { enabled: config.showcase_enabled, intervalSeconds: config.showcase_interval_seconds },
+    onError: (error) => log.warn({ err: error }, 'a showcase probe round failed'),
+  });
   // The eval judge follows the judgment posture live: a tier configured later makes `judge` available.
   const judge = judgeWithTiers(judgmentState, { piiPacks: config.pii_packs });
   const evalHelpers: ScorerHelpers = {
@@ -399,7 +432,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     model: proxy,
     helpers: evalHelpers,
   });
-  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers()]);
+  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
@@ -461,11 +494,15 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     coverage: new CoverageService({ threats: loadThreats(packagePath('catalogue', 'threats.yaml')), detectors: detectorRegistry, policies: policyRegistry, reports, clock }),
     obligations: new ObligationsService({ store, clock, catalogue: loadObligations(packagePath('catalogue', 'obligations.yaml')) }),
     evaluations,
+    redteam,
+    probeTargets,
+    showcase,
     mcp,
     start({ runJobs, sweeps }) {
       if (runJobs) worker.start();
       if (!sweeps) return;
       sweeping = true;
+      showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
         Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
@@ -479,13 +516,20 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       const controls = setInterval(() => {
         compliance.scheduleDaily().catch((error: unknown) => log.warn({ err: error }, 'queuing the daily control computation failed'));
       }, CONTROLS_CHECK_MS);
+      const probeSchedule = setInterval(() => {
+        probeTargets.scheduleDue().catch((error: unknown) => log.warn({ err: error }, 'queuing due probe target runs failed'));
+      }, PROBE_SCHEDULE_MS);
       sync.unref();
       sweep.unref();
       controls.unref();
-      timers.push(sync, sweep, controls);
+      probeSchedule.unref();
+      timers.push(sync, sweep, controls, probeSchedule);
     },
     async close() {
       for (const timer of timers.splice(0)) clearInterval(timer);
+      // A showcase round in hand finishes before the store closes; a probe run stops before its next send.
+      await showcase.stop();
+      probeTargets.close();
       // Stopped before the database closes: the job in hand finishes and is recorded first.
       await worker.stop();
       await reports.close();
