@@ -7,7 +7,8 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Type, type Static } from 'typebox';
 import Value from 'typebox/value';
-import { CST, isNode, LineCounter, parseDocument, Parser, type Document } from 'yaml';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { yamlTooDeepAt } from '../../infra/lib/yaml-depth.js';
 import { checkCase, MAX_CASES } from '../../areas/eval/suites/case-checks.js';
 import { AddCaseBody, CreateSuiteBody } from '../../areas/eval/suites/schemas.js';
 import { Problem } from '../../infra/http/problems.js';
@@ -54,7 +55,7 @@ export function readSuiteFile(file: string): SuiteFile {
     throw new SuiteFileInvalid(file, [code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message]);
   }
   const depthLines = new LineCounter();
-  const deep = tooDeepAt(text, MAX_YAML_DEPTH, depthLines);
+  const deep = yamlTooDeepAt(text, MAX_YAML_DEPTH, depthLines);
   if (deep !== null) throw new SuiteFileInvalid(file, [`${at(file, depthLines, deep)}: maps and lists nest deeper than ${MAX_YAML_DEPTH} levels`]);
   const lines = new LineCounter();
   const document = parseDocument(text, { lineCounter: lines });
@@ -190,25 +191,3 @@ function pointerAt(file: string, document: Document, lines: LineCounter, pointer
   return file;
 }
 
-/**
- * Offset of the first map or list nested deeper than `maxDepth`, or null. The yaml composer
- * recurses per level; its concrete syntax tree is built without recursion and walked here with a
- * stack of our own, so a hostile file cannot overflow the stack before it is refused.
- */
-function tooDeepAt(text: string, maxDepth: number, lines: LineCounter): number | null {
-  const pending: Array<{ token: CST.Token; depth: number }> = [];
-  for (const token of new Parser(lines.addNewLine).parse(text)) pending.push({ token, depth: 0 });
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { token, depth } = next;
-    if (token.type === 'document') {
-      if (token.value !== undefined) pending.push({ token: token.value, depth });
-    } else if (CST.isCollection(token)) {
-      if (depth + 1 > maxDepth) return token.offset;
-      for (const item of token.items) {
-        if (item.key !== undefined && item.key !== null) pending.push({ token: item.key, depth: depth + 1 });
-        if (item.value !== undefined) pending.push({ token: item.value, depth: depth + 1 });
-      }
-    }
-  }
-  return null;
-}

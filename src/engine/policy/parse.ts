@@ -2,7 +2,8 @@
 // and the line and column in the text (YAML syntax errors and schema errors alike). No HTTP, no
 // storage here.
 import Value from 'typebox/value';
-import { CST, isNode, LineCounter, parseDocument, Parser, type Document } from 'yaml';
+import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { yamlTooDeepAt } from '../../infra/lib/yaml-depth.js';
 import { PackTextSchema, type Pack } from './schema.js';
 
 /**
@@ -48,31 +49,9 @@ function position(document: Document, lines: LineCounter, pointer: string): { li
   return {};
 }
 
-/**
- * Offset of the first map or list nested deeper than `maxDepth`, or null. Walks the concrete
- * syntax tree, which the yaml lexer and parser build without recursion, with a stack of its own.
- */
-function tooDeepAt(text: string, maxDepth: number, lines: LineCounter): number | null {
-  const pending: Array<{ token: CST.Token; depth: number }> = [];
-  for (const token of new Parser(lines.addNewLine).parse(text)) pending.push({ token, depth: 0 });
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { token, depth } = next;
-    if (token.type === 'document') {
-      if (token.value !== undefined) pending.push({ token: token.value, depth });
-    } else if (CST.isCollection(token)) {
-      if (depth + 1 > maxDepth) return token.offset;
-      for (const item of token.items) {
-        if (item.key !== undefined && item.key !== null) pending.push({ token: item.key, depth: depth + 1 });
-        if (item.value !== undefined) pending.push({ token: item.value, depth: depth + 1 });
-      }
-    }
-  }
-  return null;
-}
-
 export function parsePack(text: string): Pack {
   const depthLines = new LineCounter();
-  const deep = tooDeepAt(text, MAX_YAML_DEPTH, depthLines);
+  const deep = yamlTooDeepAt(text, MAX_YAML_DEPTH, depthLines);
   if (deep !== null) {
     const { line, col } = depthLines.linePos(deep);
     throw new PackInvalid([{ path: '', message: `the YAML nests maps and lists deeper than ${MAX_YAML_DEPTH} levels`, line, column: col }]);
