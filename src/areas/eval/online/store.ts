@@ -173,39 +173,28 @@ export async function windowAggregates(db: Db, filter: { agent: string; scorer?:
   return byScorer;
 }
 
-/** Whether some online score of `scorer` in [from, to) is neither 0 nor 1 (a distribution worth testing). */
-export async function hasGradedScores(db: Db, filter: { agent: string; scorer: string; from: string; to: string }): Promise<boolean> {
-  const row = await db
+/** Non-null online scores of one agent's scorer in [from, to). */
+function onlineScores(db: Db, filter: { agent: string; scorer: string; from: string; to: string }) {
+  return db
     .selectFrom('eval_results')
-    .select('id')
     .where('agent', '=', filter.agent)
     .where('scorer', '=', filter.scorer)
     .where('decision_id', 'is not', null)
     .where('case_id', 'is', null)
     .where('at', '>=', filter.from)
     .where('at', '<', filter.to)
-    .where('score', 'is not', null)
-    .where('score', 'not in', [0, 1])
-    .limit(1)
-    .executeTakeFirst();
+    .where('score', 'is not', null);
+}
+
+/** Whether some online score of `scorer` in [from, to) is neither 0 nor 1 (a distribution worth testing). */
+export async function hasGradedScores(db: Db, filter: { agent: string; scorer: string; from: string; to: string }): Promise<boolean> {
+  const row = await onlineScores(db, filter).select('id').where('score', 'not in', [0, 1]).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
 /** The newest `limit` non-null online scores of `scorer` in [from, to). */
 export async function windowScores(db: Db, filter: { agent: string; scorer: string; from: string; to: string; limit: number }): Promise<number[]> {
-  const rows = await db
-    .selectFrom('eval_results')
-    .select('score')
-    .where('agent', '=', filter.agent)
-    .where('scorer', '=', filter.scorer)
-    .where('decision_id', 'is not', null)
-    .where('case_id', 'is', null)
-    .where('at', '>=', filter.from)
-    .where('at', '<', filter.to)
-    .where('score', 'is not', null)
-    .orderBy('at', 'desc')
-    .limit(filter.limit)
-    .execute();
+  const rows = await onlineScores(db, filter).select('score').orderBy('at', 'desc').limit(filter.limit).execute();
   return rows.map((row) => Number(row.score));
 }
 
