@@ -57,6 +57,7 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
       content: body.content,
       ...optional('taintSource', body.taint_source),
       ...optional('completion', body.completion),
+      ...optional('context', body.context),
       ...optional('sessionId', body.session_id),
       ...optional('traceId', body.trace_id),
       ...optional('environment', body.environment),

@@ -54,6 +54,10 @@ export interface DetectContext {
   settings: DetectorSettings;
   /** The JSON Schema declared for this output or tool's arguments (schema.json), when any. */
   jsonSchema?: Record<string, unknown>;
+  /** The evidence supplied with the call (the guard bodies' `context` array), when any. */
+  evidence?: readonly unknown[];
+  /** The agent the call is for (detectors that hold per-agent settings, such as answerability boundaries). */
+  agent?: string;
   /** Milliseconds since the epoch after which the detector should stop and return what it has. */
   deadline?: number;
   /**

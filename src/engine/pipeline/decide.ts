@@ -41,6 +41,12 @@ export interface GuardCall {
   approvalId?: string;
   completion?: Record<string, unknown> | null;
   jsonSchema?: Record<string, unknown>;
+  /**
+   * Evidence supplied with the call (the guard bodies' `context` array): a grounded record, retrieved
+   * chunks with their sources, the user's entitlements. Detectors that check an answer against it
+   * read it from their DetectContext; a call with context is never answered from the detection cache.
+   */
+  context?: readonly unknown[];
   sessionId?: string;
   traceId?: string;
   environment?: string;
@@ -448,13 +454,19 @@ export class Pipeline {
   private async detect(call: GuardCall): Promise<RunResult> {
     const { detectors, settings, cache } = this.deps;
     const forSurface = detectors.forSurface(call.surface);
-    const cacheable = cache !== undefined && call.jsonSchema === undefined;
+    const cacheable = cache !== undefined && call.jsonSchema === undefined && call.context === undefined;
     if (cacheable) {
       const hit = cache.get(call.surface, call.content, forSurface);
       if (hit !== undefined) return { ...hit, runs: hit.runs.map(asCached) };
     }
     const limits = { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs, ...(settings.scaling === undefined ? {} : { scaling: settings.scaling }) };
-    const context = { surface: call.surface, settings: settings.detectorSettings, ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}) };
+    const context = {
+      surface: call.surface,
+      settings: settings.detectorSettings,
+      ...(call.jsonSchema ? { jsonSchema: call.jsonSchema } : {}),
+      ...(call.context === undefined ? {} : { evidence: call.context }),
+      agent: call.agent,
+    };
     const budget = call.requestBudget;
     if (budget !== undefined) budget.checkedChars += call.content.length;
     const run =
