@@ -39,6 +39,11 @@ import { createPolicyServices, type PolicyServices } from './areas/policies/inde
 import { RetentionService } from './areas/retention/service.js';
 import { loadClassificationRules } from './areas/risk/classify.js';
 import { RiskService } from './areas/risk/service.js';
+import { ANSWERABILITY_DETECTOR_KEY, AnswerabilityDetector } from './areas/answerability/detector.js';
+import { AnswerabilityService } from './areas/answerability/service.js';
+import { EntitlementService } from './areas/entitlement/service.js';
+import { AssessService } from './areas/sources/assess/service.js';
+import { SourceService } from './areas/sources/service.js';
 import { ProbeTargetService } from './areas/probes/service.js';
 import { ShowcaseService } from './areas/public/service.js';
 import { loadProbeLibrary } from './areas/redteam/library.js';
@@ -158,6 +163,14 @@ export interface Services {
   evidence: EvidenceService;
   compliance: ComplianceService;
   risk: RiskService;
+  /** The knowledge-source registry and connections. */
+  sources: SourceService;
+  /** Answers assessed against retrieved chunks and their sources; context checks. */
+  assess: AssessService;
+  /** Entitlement principals and grants; filtering retrieved chunks. */
+  entitlement: EntitlementService;
+  /** Answerability boundaries and checks. */
+  answerability: AnswerabilityService;
   /** Red-team campaigns against an agent's policy (or a probe target), from the probe library. */
   redteam: RedteamService;
   /** Probe targets: live agents probed after an opt-in, with hard caps; scheduled runs (job probes.run). */
@@ -195,7 +208,9 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const resolver = new CredentialResolver(store, clock, config.auth_cache_ms);
   // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
   const customRulesDetector = new CustomRulesDetector();
-  const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY];
+  // Answerability boundaries are checked by one more always-enabled detector; without a boundary it finds nothing.
+  const answerabilityDetector = new AnswerabilityDetector();
+  const detectorKeys = [...config.enabled_detectors, CUSTOM_RULES_DETECTOR_KEY, ANSWERABILITY_DETECTOR_KEY];
   // The judgment detectors read this process's posture (stored by PUT /api/judgment/posture, else the settings).
   const judgmentState = new JudgmentState(defaultPosture(config.judgment_tiers), { allowEgress: config.allow_egress }, (name) => process.env[name]);
   const judgmentDetectors = createJudgmentDetectors(judgmentState);
@@ -206,7 +221,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   );
   const withSimilarity = await bindSimilaritySettings(registered, config.similarity_model_path);
   const withModels = await bindClassifierSettings(withSimilarity, config.injection_classifier_model_path);
-  const detectorRegistry = new DetectorRegistry([...withModels, customRulesDetector], detectorKeys, {
+  const detectorRegistry = new DetectorRegistry([...withModels, customRulesDetector, answerabilityDetector], detectorKeys, {
     acceptRestrictedModelLicences: config.accept_restricted_model_licences,
   });
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
@@ -392,6 +407,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
   const proxy = new ProxyService({ config, clock, pipeline, runs });
+  const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector });
+  await answerability.sync();
   const probeLibrary = loadProbeLibrary();
   const probeTargets = new ProbeTargetService({
     store,
@@ -497,6 +514,10 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     redteam,
     probeTargets,
     showcase,
+    sources: new SourceService({ store, audit, clock, sealer }),
+    assess: new AssessService({ store, clock, pipeline }),
+    entitlement: new EntitlementService({ store, audit, clock, recorder }),
+    answerability,
     mcp,
     start({ runJobs, sweeps }) {
       if (runJobs) worker.start();
@@ -505,7 +526,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
-        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync()]).catch((error: unknown) =>
+        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync()]).catch((error: unknown) =>
           log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
         );
       }, STATE_SYNC_MS);

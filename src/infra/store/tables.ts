@@ -820,6 +820,103 @@ export interface ShowcaseEventsTable {
   rules: string;
 }
 
+/** Knowledge governance (migration 2026-11-26-17-knowledge; src/areas/sources, entitlement, answerability). */
+export interface KnowledgeSourcesTable {
+  key: string;
+  title: string;
+  /** system_of_record, approved, unverified or external. */
+  tier: string;
+  owner: string | null;
+  domain: string | null;
+  updated_at_source: string | null;
+  freshness_sla_hours: number | null;
+  deprecated: number;
+  metadata: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  last_cited_at: string | null;
+  validated_at: string | null;
+  validation: string | null;
+  validation_ok: number | null;
+}
+
+export interface SourceConnectionsTable {
+  key: string;
+  /** database or api. */
+  kind: string;
+  config: string;
+  /** Sealed; never answered back. */
+  credential: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  last_error: string | null;
+}
+
+export interface EntitlementPrincipalsTable {
+  subject: string;
+  agent: string | null;
+  display: string | null;
+  groups: string;
+  clearances: string;
+  purposes: string;
+  residency: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EntitlementGrantsTable {
+  id: string;
+  resource: string;
+  principal: string;
+  /** subject, group, agent or *. */
+  principal_kind: string;
+  classes: string;
+  purposes: string;
+  residency: string | null;
+  created_by: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface EntitlementWithholdingsTable {
+  id: string;
+  trace_id: string | null;
+  subject: string;
+  agent: string | null;
+  chunk_source: string;
+  chunk_id: string | null;
+  reason: string;
+  at: string;
+}
+
+export interface AnswerabilityBoundariesTable {
+  agent: string;
+  systems_of_record: string;
+  coverage_months: number | null;
+  coverage_start: string | null;
+  entity_types: string;
+  answerable_types: string;
+  out_of_scope_topics: string;
+  freshness_hours: number | null;
+  /** observe or enforce. */
+  mode: string;
+  updated_by: string;
+  updated_at: string;
+}
+
+export interface AnswerabilityChecksTable {
+  id: string;
+  agent: string;
+  at: string;
+  question_sha256: string;
+  /** answerable, not_answerable or partial. */
+  outcome: string;
+  reasons: string;
+  trace_id: string | null;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -895,6 +992,13 @@ export interface Database {
   redteam_results: RedteamResultsTable;
   probe_targets: ProbeTargetsTable;
   showcase_events: ShowcaseEventsTable;
+  knowledge_sources: KnowledgeSourcesTable;
+  source_connections: SourceConnectionsTable;
+  entitlement_principals: EntitlementPrincipalsTable;
+  entitlement_grants: EntitlementGrantsTable;
+  entitlement_withholdings: EntitlementWithholdingsTable;
+  answerability_boundaries: AnswerabilityBoundariesTable;
+  answerability_checks: AnswerabilityChecksTable;
 }
 
 export type ApiTokenRow = Selectable<ApiTokensTable>;
@@ -931,3 +1035,10 @@ export type RedteamCampaignRow = Selectable<RedteamCampaignsTable>;
 export type RedteamResultRow = Selectable<RedteamResultsTable>;
 export type ProbeTargetRow = Selectable<ProbeTargetsTable>;
 export type ShowcaseEventRow = Selectable<ShowcaseEventsTable>;
+export type KnowledgeSourceRow = Selectable<KnowledgeSourcesTable>;
+export type SourceConnectionRow = Selectable<SourceConnectionsTable>;
+export type EntitlementPrincipalRow = Selectable<EntitlementPrincipalsTable>;
+export type EntitlementGrantRow = Selectable<EntitlementGrantsTable>;
+export type EntitlementWithholdingRow = Selectable<EntitlementWithholdingsTable>;
+export type AnswerabilityBoundaryRow = Selectable<AnswerabilityBoundariesTable>;
+export type AnswerabilityCheckRow = Selectable<AnswerabilityChecksTable>;

@@ -7,7 +7,7 @@ import { packagePath } from '../../../infra/lib/package-root.js';
  * In the order they are seeded and evaluated: `rules_fired` lists rules in this order, so a new
  * shipped pack is appended, never inserted.
  */
-export const SHIPPED_PACK_KEYS = ['baseline', 'agent-boundaries', 'injection-guards', 'tool-actions'] as const;
+export const SHIPPED_PACK_KEYS = ['baseline', 'agent-boundaries', 'injection-guards', 'tool-actions', 'answerability', 'answer-integrity'] as const;
 
 /** The YAML text of a pack file under packs/ (`shipped` or `library`). */
 export function readPackFile(folder: 'shipped' | 'library', key: string): string {
