@@ -7,3 +7,4 @@ await import('./proxy.js');
 await import('./simulate.js');
 await import('./report-load.js');
 await import('./crash-window.js');
+await import('./entitlement.js');
