@@ -407,6 +407,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
   const proxy = new ProxyService({ config, clock, pipeline, runs });
+  const entitlement = new EntitlementService({ store, audit, clock, recorder });
+  await entitlement.sync();
   const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector });
   await answerability.sync();
   const probeLibrary = loadProbeLibrary();
@@ -516,7 +518,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     showcase,
     sources: new SourceService({ store, audit, clock, sealer }),
     assess: new AssessService({ store, clock, pipeline }),
-    entitlement: new EntitlementService({ store, audit, clock, recorder }),
+    entitlement,
     answerability,
     mcp,
     start({ runJobs, sweeps }) {
@@ -526,7 +528,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
-        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync()]).catch((error: unknown) =>
+        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync(), entitlement.sync()]).catch((error: unknown) =>
           log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
         );
       }, STATE_SYNC_MS);
