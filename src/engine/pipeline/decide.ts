@@ -613,7 +613,9 @@ function reasonFor(decisive: FiredRule | null, verdict: Verdict, effective: Verd
   if (decisive === null) return `No rule matched; the call is allowed.${approvalNote}`;
   const problems = toolFacts !== null && decisive.rule_id.startsWith('capability.') && toolFacts.capability.problems.length > 0 ? ` (${toolFacts.capability.problems.join('; ')})` : '';
   if (verdict === 'block' && decisive.on_block !== undefined) return `${decisive.on_block}${approvalNote}`;
-  if (verdict === effective || decisive.mode === 'enforce') return `${decisive.message}${problems}${approvalNote}`;
+  // An answerability refusal says which part of the boundary the question falls outside (the detector's reasons).
+  const why = decisive.detection?.entity.startsWith('ANSWERABILITY.') === true && decisive.detection.explanation !== '' ? ` ${decisive.detection.explanation}` : '';
+  if (verdict === effective || decisive.mode === 'enforce') return `${decisive.message}${why}${problems}${approvalNote}`;
   return `Allowed because pack ${decisive.pack} is in observe; enforcing, it would ${effective}: ${decisive.message}${problems}${approvalNote}`;
 }
 
