@@ -2,6 +2,7 @@
 // `enabled_detectors` setting and operator switches (src/detectors/registry.ts), never here.
 import { injectionClassifier } from './classifier/classifier.js';
 import { injectionHeuristic } from './injection/heuristic.js';
+import { integrityDetectors } from './integrity/index.js';
 import { UNCONFIGURED_JUDGMENT } from './judgment/detectors.js';
 import { piiNer } from './ner/detector.js';
 import { optionalDetectors } from './optional.js';
@@ -26,4 +27,5 @@ export const ALL_DETECTORS: readonly Detector[] = [
   injectionSimilarity,
   UNCONFIGURED_JUDGMENT.injection,
   UNCONFIGURED_JUDGMENT.pii,
+  ...integrityDetectors,
 ];

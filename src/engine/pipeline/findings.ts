@@ -56,6 +56,27 @@ const CONTAINMENT_CAUSE: Record<string, string> = {
   'mcp.undeclared_tool': 'unknown tool',
 };
 
+/**
+ * Detections of the answer-integrity and disclosure detectors (src/engine/detectors/integrity)
+ * raise their own finding types (spec 01 §2.6) rather than a guardrail detection.
+ */
+const ENTITY_FINDING: Record<string, string> = {
+  'INTEGRITY.SYCOPHANCY': 'sycophancy',
+  'INTEGRITY.CONTEXT_CONTRADICTION': 'context_integrity',
+  'INTEGRITY.FABRICATED_CITATION': 'fabricated_citation',
+  'INTEGRITY.SOURCE_CONFLICT': 'source_conflict',
+  'INTEGRITY.SOURCE_AUTHORITY': 'source_authority',
+  'INTEGRITY.EVIDENCE_MALFORMED': 'integrity_error',
+  'DISCLOSURE.AI_MISSING': 'ai_disclosure_missing',
+  'DISCLOSURE.BINDING_COMMITMENT': 'binding_commitment',
+  'DISCLOSURE.ADVERSE_ACTION': 'adverse_action',
+  'DISCLOSURE.REGISTER_BREACH': 'register_breach',
+  'DISCLOSURE.ENTITLEMENT': 'entitlement_disclosure',
+  'DISCLOSURE.INFERENCE': 'inference_disclosure',
+  'DISCLOSURE.AGGREGATION': 'aggregation_disclosure',
+  'ANSWERABILITY.BOUNDARY_BREACH': 'boundary_breach',
+};
+
 /** The baseline rule that blocks content too large to check (packs/shipped/baseline.yaml). */
 const CONTENT_TOO_LARGE_RULE = 'detection.content_too_large';
 
@@ -92,6 +113,22 @@ export function findingsFor(context: RaiseContext): FindingUpsert[] {
     const outcome = rule.effect === 'block' ? 'blocked' : 'held';
     if (rule.detector_rule) {
       const entity = rule.detection?.entity ?? rule.rule_id;
+      const ownType = ENTITY_FINDING[entity];
+      if (ownType !== undefined) {
+        const what = findingType(ownType).title;
+        const title = rule.mode === 'observe' ? `Would have been blocked: ${what} on ${call.surface}` : `${what} ${outcome} on ${call.surface}`;
+        add(ownType, [entity], title, {
+          rule_id: rule.rule_id,
+          pack: rule.pack,
+          mode: rule.mode,
+          entity,
+          score: rule.detection?.score,
+          detector: rule.detection?.detector,
+          pattern: rule.detection?.pattern,
+          explanation: rule.detection?.explanation,
+        }, rule.severity);
+        continue;
+      }
       const title =
         rule.mode === 'observe'
           ? `Would have been blocked: ${entity} on ${call.surface}`
