@@ -67,6 +67,7 @@ const ENTITY_FINDING: Record<string, string> = {
   'INTEGRITY.SOURCE_CONFLICT': 'source_conflict',
   'INTEGRITY.SOURCE_AUTHORITY': 'source_authority',
   'INTEGRITY.EVIDENCE_MALFORMED': 'integrity_error',
+  'INTEGRITY.TRAJECTORY_DRIFT': 'trajectory_drift',
   'DISCLOSURE.AI_MISSING': 'ai_disclosure_missing',
   'DISCLOSURE.BINDING_COMMITMENT': 'binding_commitment',
   'DISCLOSURE.ADVERSE_ACTION': 'adverse_action',

@@ -201,10 +201,50 @@ function checkChunkFacts(tokens: readonly Token[], evidence: Evidence, found: De
 /**
  * integrity.evidence: the checks that need the whole answer at once, kept apart so that the
  * others can be scanned in pieces — evidence that could not be read (the integrity check could not
- * be completed) and a required AI disclosure the answer does not make. O(evidence) and one
+ * be completed), a required AI disclosure the answer does not make, and trajectory drift. O(evidence) and one
  * literal-alternation search.
  */
-export const EVIDENCE_ENTITIES = { malformed: 'INTEGRITY.EVIDENCE_MALFORMED', aiMissing: 'DISCLOSURE.AI_MISSING' } as const;
+export const EVIDENCE_ENTITIES = {
+  malformed: 'INTEGRITY.EVIDENCE_MALFORMED',
+  aiMissing: 'DISCLOSURE.AI_MISSING',
+  drift: 'INTEGRITY.TRAJECTORY_DRIFT',
+} as const;
+
+/**
+ * Trajectory drift: an answer of at least DRIFT_MIN_WORDS distinct content words (four letters or
+ * more) of which under DRIFT_MAX_SHARED appear anywhere in the question, the record or the chunks
+ * has wandered off what it was asked and given. Lexical only: a faithful paraphrase in wholly other
+ * words would be reported too, so it needs a question and some grounding to compare with.
+ */
+const DRIFT_MIN_WORDS = 20;
+const DRIFT_MAX_SHARED = 0.15;
+const DRIFT_TOKENS = 200_000;
+
+function contentWords(text: string, into: Set<string>, limit = DRIFT_TOKENS): Set<string> {
+  for (const token of tokenize(text, limit)) if (token.kind === 'word' && token.value.length >= 4) into.add(token.value);
+  return into;
+}
+
+function driftOf(text: string, evidence: Evidence): Detection | null {
+  if (evidence.question === '' || (evidence.facts.size === 0 && evidence.chunks.length === 0)) return null;
+  const answer = contentWords(text, new Set());
+  if (answer.size < DRIFT_MIN_WORDS) return null;
+  const grounded = contentWords(evidence.question, new Set());
+  for (const [key, value] of evidence.facts) contentWords(`${key} ${value}`, grounded);
+  for (const chunk of evidence.chunks) contentWords(chunk.text, grounded);
+  let shared = 0;
+  for (const word of answer) if (grounded.has(word)) shared += 1;
+  const ratio = shared / answer.size;
+  if (ratio >= DRIFT_MAX_SHARED) return null;
+  return {
+    entity: EVIDENCE_ENTITIES.drift,
+    score: 0.7,
+    start: 0,
+    end: 0,
+    pattern: 'trajectory_drift',
+    explanation: `The answer has drifted from the question and the evidence: ${shared} of its ${answer.size} content words appear in them (under ${Math.round(DRIFT_MAX_SHARED * 100)}%).`,
+  };
+}
 const AI_SAID =
   /\b(?:AI|A\.I\.|artificial intelligence|automated (?:assistant|system|agent|service|response)|virtual (?:assistant|agent)|digital assistant|chat ?bot|bot|language model|not a (?:human|person)|an assistant powered by)\b/iu;
 
@@ -232,6 +272,8 @@ function detectWhole(text: string, context: DetectContext): Detection[] {
       explanation: 'The call requires the answer to say it comes from an AI or automated assistant, and it does not.',
     });
   }
+  const drift = driftOf(text, evidence);
+  if (drift !== null) found.push(drift);
   return found;
 }
 

@@ -68,6 +68,21 @@ const CASES: Case[] = [
     benign: { content: 'Your balance is $1,200.', context: [record, { kind: 'unknown-kind', anything: [1, 2] }] },
   },
   {
+    type: 'trajectory_drift',
+    entity: 'INTEGRITY.TRAJECTORY_DRIFT',
+    rule: 'integrity.trajectory_drift',
+    bad: {
+      content:
+        'Speaking of travel, autumn in Kyoto brings maple leaves, quiet temples, steaming noodle bowls, crowded railway platforms, lantern festivals, mountain hiking trails, riverside teahouses, bamboo forests, colourful markets, ancient castles, wooden shrines and famous gardens worth visiting slowly.',
+      context: [record, { kind: 'question', text: 'What is the balance and status of my account?' }],
+    },
+    benign: {
+      content:
+        'Your account balance is $1,200.00 and your account status is active. Every payment received this month is counted, your account can make payments, receive transfers and keep earning interest as usual, and nothing further is needed from you today.',
+      context: [record, { kind: 'question', text: 'What is the balance and status of my account?' }],
+    },
+  },
+  {
     type: 'ai_disclosure_missing',
     entity: 'DISCLOSURE.AI_MISSING',
     rule: 'disclosure.ai_missing',
