@@ -14,17 +14,27 @@ export const OUT_OF_BOUNDS_OBSERVED = 'ANSWERABILITY.OUT_OF_BOUNDS_OBSERVED';
 export const BOUNDARY_BREACH = 'ANSWERABILITY.BOUNDARY_BREACH';
 
 const NO_SOURCES: ReadonlyMap<string, SourceFreshness> = new Map();
+const SERVED: readonly Surface[] = ['input', 'output'];
 
 export class AnswerabilityDetector implements Detector {
   readonly key = ANSWERABILITY_DETECTOR_KEY;
   readonly costRank = 5;
-  readonly surfaces: readonly Surface[] = ['input', 'output'];
+  /** Set by the composition root: rebuilds the registry's per-surface lists when the served surfaces change. */
+  onSurfacesChanged: () => void = () => {};
   readonly entityTypes: readonly string[] = [OUT_OF_BOUNDS, OUT_OF_BOUNDS_OBSERVED, BOUNDARY_BREACH];
   // Not wholeText: a question fits in one piece of the runner's scan; a text longer than that is
   // judged piece by piece, which keeps a 1 MB prompt from holding the event loop.
 
   private boundaries = new Map<string, { boundary: Boundary; sources: ReadonlyMap<string, SourceFreshness> }>();
   private now: () => Date = () => new Date();
+
+  /**
+   * No surface while no boundary exists, so that without one the detector never runs and adds
+   * nothing to a decision's explanation (as custom rules do).
+   */
+  get surfaces(): readonly Surface[] {
+    return this.boundaries.size === 0 ? [] : SERVED;
+  }
 
   available() {
     return { available: true };
@@ -37,14 +47,18 @@ export class AnswerabilityDetector implements Detector {
 
   /** Replaces every boundary (a sync from the store). */
   replaceAll(entries: ReadonlyArray<{ boundary: Boundary; sources: ReadonlyMap<string, SourceFreshness> }>): void {
+    const hadAny = this.boundaries.size > 0;
     this.boundaries = new Map(entries.map((entry) => [entry.boundary.agent, entry]));
+    if (hadAny !== this.boundaries.size > 0) this.onSurfacesChanged();
   }
 
   /** Sets one agent's boundary (a change made in this process: seen at once). */
   set(boundary: Boundary, sources: ReadonlyMap<string, SourceFreshness>): void {
     const next = new Map(this.boundaries);
     next.set(boundary.agent, { boundary, sources });
+    const first = this.boundaries.size === 0;
     this.boundaries = next;
+    if (first) this.onSurfacesChanged();
   }
 
   boundaryOf(agent: string): Boundary | null {

@@ -9,11 +9,6 @@ export const DEFAULT_DETECTORS = [
   'secrets.native',
   'safety.lexicon',
   'schema.json',
-  // Answer integrity and disclosure on output: with no evidence on the call, only commitments,
-  // adverse actions and gathered contact details can be seen (src/engine/detectors/integrity).
-  'integrity.evidence',
-  'integrity.answer',
-  'disclosure.answer',
 ] as const;
 
 /**
