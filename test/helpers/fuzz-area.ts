@@ -1,7 +1,7 @@
 // One area's routes on the real gateway fuzzed with malformed requests (test/fuzz.http.test.ts walks
 // every route; an area's own test walks only its paths, to stay fast and focused).
 import type { TestGateway } from './gateway.js';
-import { casesFor, operations, type OpenApiDocument } from './openapi-fuzz.js';
+import { casesFor, hostileCasesFor, NOT_5XX, operations, type OpenApiDocument } from './openapi-fuzz.js';
 
 /** The gateway's OpenAPI document with only the paths under `prefix` (every component kept). */
 export async function areaDocument(gateway: TestGateway, prefix: string): Promise<OpenApiDocument> {
@@ -28,4 +28,33 @@ export async function malformedRequestFailures(gateway: TestGateway, prefix: str
     }
   }
   return { failures, operations: found.length, document };
+}
+
+/**
+ * The given paths fuzzed with malformed requests and with hostile values (padding, NUL, lone
+ * surrogates, deep nesting) in valid shapes: a hostile case may succeed but never answers 5xx; any
+ * 4xx is a problem body. Answers the failures, how many requests went out and the operations walked.
+ */
+export async function hostileRequestFailures(gateway: TestGateway, paths: readonly string[]): Promise<{ failures: string[]; sent: number; operations: string[] }> {
+  const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as OpenApiDocument;
+  const mine = operations(document).filter(({ path }) => paths.includes(path));
+  const failures: string[] = [];
+  let sent = 0;
+  for (const { method, path, operation } of mine) {
+    const cases = [
+      ...casesFor(document, method, path, operation, { credential: gateway.adminToken, bodyLimit: gateway.config.body_limit_bytes }),
+      ...hostileCasesFor(document, method, path, operation, { credential: gateway.adminToken, headers: {} }),
+    ];
+    for (const fuzz of cases) {
+      const response = await fetch(gateway.url + fuzz.path, { method: fuzz.method, headers: fuzz.headers, body: fuzz.body });
+      const text = await response.text();
+      sent += 1;
+      const fine = fuzz.expect === NOT_5XX ? response.status < 500 : fuzz.expect.includes(response.status);
+      if (!fine) failures.push(`${fuzz.route} [${fuzz.name}] → ${response.status}: ${text.slice(0, 200)}`);
+      if (response.status >= 400 && !(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) {
+        failures.push(`${fuzz.route} [${fuzz.name}] → ${response.status} without a problem body`);
+      }
+    }
+  }
+  return { failures, sent, operations: mine.map(({ method, path }) => `${method} ${path}`).sort() };
 }

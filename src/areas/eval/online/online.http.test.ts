@@ -3,7 +3,7 @@
 // does not), deterministic sampling, skipping what was scored, GET /api/eval/drift, roles, bad input.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, json, withGateway, type TestGateway } from '../../../../test/helpers/gateway.js';
-import { casesFor, hostileCasesFor, NOT_5XX, operations, type OpenApiDocument } from '../../../../test/helpers/openapi-fuzz.js';
+import { hostileRequestFailures } from '../../../../test/helpers/fuzz-area.js';
 import { sampled } from './service.js';
 
 const DAY_MS = 86_400_000;
@@ -402,27 +402,8 @@ describe.each(DIALECTS)('online evaluation (%s)', (dialect) => {
 
   it('answers malformed and hostile input to its routes with a 4xx problem or a success, never a 5xx', async () => {
     const { gateway } = ctx;
-    const document = (await json(fetch(`${gateway.url}/openapi.json`))) as OpenApiDocument;
-    const mine = operations(document).filter(({ path }) => ['/api/eval/online', '/api/eval/drift', '/api/eval/slos'].includes(path));
-    expect(mine.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(['GET /api/eval/drift', 'GET /api/eval/slos', 'POST /api/eval/online', 'POST /api/eval/slos']);
-    const failures: string[] = [];
-    let sent = 0;
-    for (const { method, path, operation } of mine) {
-      const cases = [
-        ...casesFor(document, method, path, operation, { credential: gateway.adminToken, bodyLimit: gateway.config.body_limit_bytes }),
-        ...hostileCasesFor(document, method, path, operation, { credential: gateway.adminToken, headers: {} }),
-      ];
-      for (const fuzz of cases) {
-        const response = await fetch(gateway.url + fuzz.path, { method: fuzz.method, headers: fuzz.headers, body: fuzz.body });
-        const text = await response.text();
-        sent += 1;
-        const fine = fuzz.expect === NOT_5XX ? response.status < 500 : fuzz.expect.includes(response.status);
-        if (!fine) failures.push(`${fuzz.route} [${fuzz.name}] → ${response.status}: ${text.slice(0, 200)}`);
-        if (response.status >= 400 && !(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) {
-          failures.push(`${fuzz.route} [${fuzz.name}] → ${response.status} without a problem body`);
-        }
-      }
-    }
+    const { failures, sent, operations: walked } = await hostileRequestFailures(gateway, ['/api/eval/online', '/api/eval/drift', '/api/eval/slos']);
+    expect(walked).toEqual(['GET /api/eval/drift', 'GET /api/eval/slos', 'POST /api/eval/online', 'POST /api/eval/slos']);
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(40);
     // Queued runs the hostile walk started run without failing the job.
