@@ -224,8 +224,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const detectorRegistry = new DetectorRegistry([...withModels, customRulesDetector, answerabilityDetector], detectorKeys, {
     acceptRestrictedModelLicences: config.accept_restricted_model_licences,
   });
-  // The registry caches its per-surface lists: the answerability detector serves surfaces only once a boundary exists.
-  answerabilityDetector.onSurfacesChanged = () => detectorRegistry.setEnabled(ANSWERABILITY_DETECTOR_KEY, true);
+  // The registry caches its per-surface lists (and the detection cache keys on them): a boundary change rebuilds them.
+  answerabilityDetector.onChanged = () => detectorRegistry.setEnabled(ANSWERABILITY_DETECTOR_KEY, true);
   const unknown = config.enabled_detectors.filter((key) => detectorRegistry.get(key) === undefined);
   if (unknown.length > 0) {
     throw new ConfigError(

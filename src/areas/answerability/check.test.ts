@@ -79,13 +79,13 @@ describe('checkQuestion', () => {
 });
 
 describe('AnswerabilityDetector', () => {
-  it('reports OUT_OF_BOUNDS in enforce, OUT_OF_BOUNDS_OBSERVED in observe, nothing for other agents, and says it is unsure', () => {
+  it('reports OUT_OF_BOUNDS in enforce, OUT_OF_BOUNDS_OBSERVED in observe, nothing for other agents; its answers are cached per agent', () => {
     const detector = new AnswerabilityDetector();
     detector.useClock(() => NOW);
-    let unsure = 0;
-    const context = (agent: string) => ({ surface: 'input' as const, settings: { pii_packs: [] }, agent, unsure: () => void unsure++ });
+    expect(detector.agentScoped).toBe(true);
+    expect(detector.surfaces).toEqual([]);
+    const context = (agent: string) => ({ surface: 'input' as const, settings: { pii_packs: [] }, agent });
     expect(detector.detect('Invoices of 2021?', context('bot'))).toEqual([]);
-    expect(unsure).toBe(0);
     detector.set(boundary(), new Map());
     const [found] = detector.detect('Invoices of 2021?', context('bot'));
     expect(found).toMatchObject({ entity: 'ANSWERABILITY.OUT_OF_BOUNDS', score: 1, start: 12, end: 16 });
@@ -93,7 +93,7 @@ describe('AnswerabilityDetector', () => {
     detector.set(boundary({ mode: 'observe' }), new Map());
     expect(detector.detect('Invoices of 2021?', context('bot')).map((detection) => detection.entity)).toEqual(['ANSWERABILITY.OUT_OF_BOUNDS_OBSERVED']);
     expect(detector.detect('Invoices of 2021?', context('other'))).toEqual([]);
-    expect(unsure).toBe(3);
+    expect(detector.surfaces).toEqual(['input', 'output']);
     // On output: a breach in either mode, only when the answer is wholly outside.
     const output = { ...context('bot'), surface: 'output' as const };
     expect(detector.detect('You paid 30 EUR in 2021.', output).map((detection) => detection.entity)).toEqual(['ANSWERABILITY.BOUNDARY_BREACH']);

@@ -19,8 +19,14 @@ const SERVED: readonly Surface[] = ['input', 'output'];
 export class AnswerabilityDetector implements Detector {
   readonly key = ANSWERABILITY_DETECTOR_KEY;
   readonly costRank = 5;
-  /** Set by the composition root: rebuilds the registry's per-surface lists when the served surfaces change. */
-  onSurfacesChanged: () => void = () => {};
+  /** Boundaries are per agent: the detection cache keys the text by agent while this detector serves. */
+  readonly agentScoped = true;
+  /**
+   * Set by the composition root: rebuilds the registry's per-surface lists, which also keeps the
+   * detection cache from answering from before a boundary changed.
+   */
+  onChanged: () => void = () => {};
+  private signature = '';
   readonly entityTypes: readonly string[] = [OUT_OF_BOUNDS, OUT_OF_BOUNDS_OBSERVED, BOUNDARY_BREACH];
   // Not wholeText: a question fits in one piece of the runner's scan; a text longer than that is
   // judged piece by piece, which keeps a 1 MB prompt from holding the event loop.
@@ -47,18 +53,21 @@ export class AnswerabilityDetector implements Detector {
 
   /** Replaces every boundary (a sync from the store). */
   replaceAll(entries: ReadonlyArray<{ boundary: Boundary; sources: ReadonlyMap<string, SourceFreshness> }>): void {
-    const hadAny = this.boundaries.size > 0;
+    // A sync every second reads the same boundaries: only a real change rebuilds (and empties the cache).
+    const signature = JSON.stringify(entries.map(({ boundary, sources }) => [boundary, [...sources]]));
+    if (signature === this.signature) return;
+    this.signature = signature;
     this.boundaries = new Map(entries.map((entry) => [entry.boundary.agent, entry]));
-    if (hadAny !== this.boundaries.size > 0) this.onSurfacesChanged();
+    this.onChanged();
   }
 
   /** Sets one agent's boundary (a change made in this process: seen at once). */
   set(boundary: Boundary, sources: ReadonlyMap<string, SourceFreshness>): void {
     const next = new Map(this.boundaries);
     next.set(boundary.agent, { boundary, sources });
-    const first = this.boundaries.size === 0;
     this.boundaries = next;
-    if (first) this.onSurfacesChanged();
+    this.signature = '';
+    this.onChanged();
   }
 
   boundaryOf(agent: string): Boundary | null {
@@ -67,9 +76,6 @@ export class AnswerabilityDetector implements Detector {
 
   detect(text: string, context: DetectContext): Detection[] {
     if (this.boundaries.size === 0) return [];
-    // The detection cache is keyed by the text, not the agent: while any boundary is in force, a
-    // result kept for one agent's text could answer another agent's call, so none is kept.
-    context.unsure?.();
     const entry = context.agent === undefined ? undefined : this.boundaries.get(context.agent);
     if (entry === undefined) return [];
     const result = checkQuestion({ question: text, knownEntityTypes: [], boundary: entry.boundary, sources: entry.sources ?? NO_SOURCES, now: this.now() });
@@ -100,6 +106,8 @@ export class AnswerabilityDetector implements Detector {
         end: span.end,
         explanation: `outside the answerability boundary of agent ${entry.boundary.agent} (${entry.boundary.mode})${partly}: ${describeReasons(result.reasons)}`,
         pattern: 'answerability.boundary',
+        // A refusal says which part of the boundary the question falls outside.
+        explainsVerdict: true,
       },
     ];
   }

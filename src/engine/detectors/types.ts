@@ -41,6 +41,12 @@ export interface Detection {
   pattern?: string;
   /** Name and result of a validator that confirmed the match, e.g. `luhn: ok`. */
   validator?: string;
+  /**
+   * The explanation is what the caller needs to hear when a rule acts on this detection (why a
+   * question is out of bounds, say): the decision's reason carries it after the rule's message.
+   * Left unset where the explanation would teach an attacker what matched.
+   */
+  explainsVerdict?: boolean;
 }
 
 /** Settings a detector may read; the runner passes them in from the configuration. */
@@ -99,6 +105,11 @@ export interface Detector {
    * texts in bounded, overlapping pieces and yields to the event loop between them.
    */
   wholeText?: boolean;
+  /**
+   * Its answer depends on the calling agent as well as the text (per-agent settings such as an
+   * answerability boundary): the detection cache then keys the text by agent.
+   */
+  agentScoped?: boolean;
   /**
    * Its model is published under a licence that restricts use (spec 01 §2.4): it may run only when
    * the operator sets `accept_restricted_model_licences`. The registry enforces it.

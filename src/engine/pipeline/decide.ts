@@ -456,7 +456,7 @@ export class Pipeline {
     const forSurface = detectors.forSurface(call.surface);
     const cacheable = cache !== undefined && call.jsonSchema === undefined && call.context === undefined;
     if (cacheable) {
-      const hit = cache.get(call.surface, call.content, forSurface);
+      const hit = cache.get(call.surface, cacheKey(call, forSurface), forSurface);
       if (hit !== undefined) return { ...hit, runs: hit.runs.map(asCached) };
     }
     const limits = { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs, ...(settings.scaling === undefined ? {} : { scaling: settings.scaling }) };
@@ -477,7 +477,7 @@ export class Pipeline {
           );
     if (run.requestBudgetSpent === true) budget?.exhaust();
     detectors.note(run.runs);
-    if (cacheable) cache.set(call.surface, call.content, forSurface, run);
+    if (cacheable) cache.set(call.surface, cacheKey(call, forSurface), forSurface, run);
     return run;
   }
 
@@ -592,6 +592,10 @@ export class Pipeline {
   }
 }
 
+/** What a cached detection is kept under: the text, and the agent too when a detector's answer depends on it. */
+const cacheKey = (call: GuardCall, detectors: readonly { agentScoped?: boolean }[]): string =>
+  detectors.some((detector) => detector.agentScoped === true) ? `${call.agent}\u0000${call.content}` : call.content;
+
 const asCached = (run: DetectorRun): DetectorRun => ({ key: run.key, status: run.status, matched: run.matched, ms: 0, cached: true });
 
 function view(rule: FiredRule): FiredRuleView {
@@ -613,8 +617,7 @@ function reasonFor(decisive: FiredRule | null, verdict: Verdict, effective: Verd
   if (decisive === null) return `No rule matched; the call is allowed.${approvalNote}`;
   const problems = toolFacts !== null && decisive.rule_id.startsWith('capability.') && toolFacts.capability.problems.length > 0 ? ` (${toolFacts.capability.problems.join('; ')})` : '';
   if (verdict === 'block' && decisive.on_block !== undefined) return `${decisive.on_block}${approvalNote}`;
-  // An answerability refusal says which part of the boundary the question falls outside (the detector's reasons).
-  const why = decisive.detection?.entity.startsWith('ANSWERABILITY.') === true && decisive.detection.explanation !== '' ? ` ${decisive.detection.explanation}` : '';
+  const why = decisive.detection?.explainsVerdict === true && decisive.detection.explanation !== '' ? ` ${decisive.detection.explanation}` : '';
   if (verdict === effective || decisive.mode === 'enforce') return `${decisive.message}${why}${problems}${approvalNote}`;
   return `Allowed because pack ${decisive.pack} is in observe; enforcing, it would ${effective}: ${decisive.message}${problems}${approvalNote}`;
 }
