@@ -21,7 +21,7 @@ import { CUSTOM_RULES_DETECTOR_KEY, CustomRulesDetector } from './areas/custom-r
 import { CustomRuleService } from './areas/custom-rules/service.js';
 import { DetectorService } from './areas/detectors/service.js';
 import { createEvalServices, type EvalServices } from './areas/eval/index.js';
-import { judgeAvailable, judgeWithTiers } from './areas/eval/scorers/index.js';
+import { judgeAvailable, judgeWithTiers } from './engine/detectors/judgment/rubric.js';
 import type { ScorerHelpers } from './areas/eval/types.js';
 import { EvidenceService } from './areas/evidence/service.js';
 import { FileEvidenceStorage, type EvidenceStorage } from './areas/evidence/storage.js';
@@ -214,7 +214,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   // The judgment detectors read this process's posture (stored by PUT /api/judgment/posture, else the settings).
   const judgmentState = new JudgmentState(defaultPosture(config.judgment_tiers), { allowEgress: config.allow_egress }, (name) => process.env[name]);
   const judgmentDetectors = createJudgmentDetectors(judgmentState);
-  const ownJudgment = new Map([judgmentDetectors.injection, judgmentDetectors.pii].map((detector) => [detector.key, detector]));
+  const ownJudgment = new Map(Object.values(judgmentDetectors).map((detector) => [detector.key, detector]));
   const registered = bindRailsSettings(
     (deps.detectors ?? ALL_DETECTORS).map((detector) => ownJudgment.get(detector.key) ?? detector),
     { banned_terms: config.rails_banned_terms, validators: config.rails_validators },
@@ -519,7 +519,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     probeTargets,
     showcase,
     sources: new SourceService({ store, audit, clock, sealer }),
-    assess: new AssessService({ store, clock, pipeline }),
+    assess: new AssessService({ store, clock, pipeline, judge: () => (judgeAvailable(judgmentState) ? judge : null) }),
     entitlement,
     answerability,
     mcp,

@@ -1,6 +1,7 @@
 // The contracts the parts of evaluations share: targets (what answers a case), scorer specs and
 // the scorer interface, and what the composition root hands the area (a model caller that goes
 // through the proxy, so policy applies to model-target runs as to any agent traffic).
+import type { RubricJudge } from '../../engine/detectors/judgment/rubric.js';
 import type { Surface } from '../../engine/detectors/types.js';
 
 /** The gateway's own pipeline on a surface; `candidate` (pack YAML) or `mode` change what policy it runs with. */
@@ -93,7 +94,7 @@ export interface ScorerParam {
 /** What scorers may call on: the judgment tier for `judge`. */
 export interface ScorerHelpers {
   /** Null when no judgment tier is configured; else asks the tier to score `output` against `rubric`, 0..1. */
-  judge: ((input: { rubric: string; input: string | null; output: string | null; signal?: AbortSignal }) => Promise<{ score: number; reason: string }>) | null;
+  judge: RubricJudge | null;
 }
 
 export interface Scorer {

@@ -27,5 +27,6 @@ export const ALL_DETECTORS: readonly Detector[] = [
   injectionSimilarity,
   UNCONFIGURED_JUDGMENT.injection,
   UNCONFIGURED_JUDGMENT.pii,
+  UNCONFIGURED_JUDGMENT.integrity,
   ...integrityDetectors,
 ];

@@ -10,6 +10,9 @@ export const CHUNK_FLAGS = ['stale', 'deprecated', 'unverified', 'external', 'of
 export type ChunkFlag = (typeof CHUNK_FLAGS)[number];
 
 export const MAX_CHUNKS = 1000;
+/** Sentences judged per call, the judged ones in answer order: later ones keep the lexical verdict. */
+export const MAX_JUDGED_SENTENCES = 20;
+export const JUDGED_DEADLINE_S = 20;
 export const MAX_CHUNK_CHARS = 32_768;
 export const MAX_ANSWER_CHARS = 65_536;
 export const MAX_CHECK_TEXT_CHARS = 1_048_576;
@@ -46,6 +49,11 @@ export const AssessBody = Body(
     answer: Type.String({ maxLength: MAX_ANSWER_CHARS, description: 'the answer to assess, at most 64 KiB' }),
     chunks: Type.Optional(Chunks),
     agent_domain: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "the agent's domain; chunks from sources of another domain are flagged off_domain" })),
+    judge: Type.Optional(
+      Type.Boolean({
+        description: `also ask the judgment tier whether each sentence is supported (at most ${MAX_JUDGED_SENTENCES} sentences, ${JUDGED_DEADLINE_S} s in all); where it answers, its verdict decides \`supported\`. 422 when no judgment tier is configured`,
+      }),
+    ),
   },
   { bodyLimit: ASSESS_BODY_LIMIT },
 );
@@ -61,6 +69,12 @@ export const AssessmentSchema = Type.Object({
       supported: Type.Boolean(),
       best_chunk: Nullable(Type.Integer({ description: 'index into chunks' })),
       score: Nullable(Type.Number({ description: 'the best chunk\'s score, 0..1; null: no content words, not assessed' })),
+      judged: Nullable(
+        Type.Object(
+          { score: Type.Number({ minimum: 0, maximum: 1 }), reason: Type.String() },
+          { description: 'the judgment tier\'s answer (supported when score ≥ method.judgment.threshold); null when not asked or it did not answer' },
+        ),
+      ),
     }),
   ),
   unsupported: Type.Array(Type.String(), { description: 'the texts of the unsupported sentences, in order' }),
@@ -73,7 +87,23 @@ export const AssessmentSchema = Type.Object({
       tier: TierSchema,
     }),
   ),
-  method: Type.Object({ name: Type.Literal('lexical_overlap'), threshold: Type.Number(), description: Type.String() }),
+  method: Type.Object({
+    name: Type.Literal('lexical_overlap'),
+    threshold: Type.Number(),
+    description: Type.String(),
+    judgment: Nullable(
+      Type.Object(
+        {
+          threshold: Type.Number(),
+          judged: Type.Integer({ description: 'sentences the tier answered for' }),
+          unanswered: Type.Integer({ description: 'sentences asked that got no answer (tier failures, time out): the lexical verdict stands' }),
+          not_asked: Type.Integer({ description: `sentences beyond the first ${MAX_JUDGED_SENTENCES} with content words` }),
+          errors: Type.Array(Type.String(), { maxItems: 5 }),
+        },
+        { description: 'present when the call asked for judgment (judge: true)' },
+      ),
+    ),
+  }),
 });
 export type Assessment = Static<typeof AssessmentSchema>;
 
