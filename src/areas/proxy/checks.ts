@@ -115,6 +115,8 @@ export interface CallScope {
   agent: string;
   sessionId: string;
   traceId?: string;
+  /** The call's `parapet_context`: the answer's checks read it as the guard output call's `context`. */
+  evidence?: readonly unknown[];
 }
 
 /** The request's texts checked as one `input`: each segment's own text back, transformed where needed. */
@@ -177,7 +179,8 @@ export class ProxyChecks {
 
   /** The model's text (or a window of it while streaming). */
   async output(content: string): Promise<{ part: CheckedPart; replacements: readonly Replacement[] }> {
-    const decided = await this.pipeline.decideAndRecord({ ...this.base(), surface: 'output', content });
+    const evidence = this.scope.evidence;
+    const decided = await this.pipeline.decideAndRecord({ ...this.base(), surface: 'output', content, ...(evidence === undefined ? {} : { context: evidence }) });
     return {
       part: { surface: 'output', outcome: outcomeOf(decided), decision: decided.decision },
       replacements: decided.decision.verdict === 'allow' ? (decided.replacements ?? []) : [],

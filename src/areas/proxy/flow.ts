@@ -19,6 +19,8 @@ import type { TokenUsage, UsageLedger } from './usage.js';
 export interface ProxiedBody {
   model: string;
   stream?: boolean | undefined;
+  /** Evidence for the answer's checks; taken out before the call goes upstream. */
+  parapet_context?: unknown[] | undefined;
 }
 
 /** One governed call as the adapter sees it once the request passed its checks. */
@@ -203,7 +205,10 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
     if (apiKey === null) throw problem('unavailable', `the ${adapter.name} upstream has no key: set ${adapter.keySetting} (PARAPET_${adapter.keySetting.toUpperCase()})`);
     const { agent, body, headers, traceId } = input;
     const sessionId = adapter.sessionOf(headers, body);
-    const checks = new ProxyChecks(options.pipeline, { agent, sessionId, traceId }, new RequestBudget(options.requestBudgetMs));
+    // The evidence is the gateway's to read, not the provider's.
+    const evidence = body.parapet_context;
+    delete body.parapet_context;
+    const checks = new ProxyChecks(options.pipeline, { agent, sessionId, traceId, ...(evidence === undefined ? {} : { evidence }) }, new RequestBudget(options.requestBudgetMs));
 
     // A daily budget that is used up refuses the call before any check or upstream work.
     const admission = await options.runs.beforeForward(agent, body.model, sessionId, body);

@@ -11,7 +11,7 @@ import type { RunStop } from '../usage/service.js';
 import { parapetField, removed, stops, type CheckedPart, type ParapetField, type ProxyChecks } from './checks.js';
 import { runPart, type AnswerFacts, type GovernedCall, type StreamSink, type StreamStep, type StreamTranslator, type WireAdapter } from './flow.js';
 import { OutputHoldback } from './holdback.js';
-import { PROXY_BODY_LIMIT } from './schemas.js';
+import { ParapetContext, PROXY_BODY_LIMIT } from './schemas.js';
 import type { UpstreamCall } from './upstream.js';
 import type { TokenUsage } from './usage.js';
 
@@ -22,6 +22,7 @@ export const ResponsesBody = Type.Object(
     input: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Unknown(), { maxItems: 100_000 })], { description: 'a text, or a list of input items' })),
     stream: Type.Optional(Type.Boolean()),
     tools: Type.Optional(Type.Array(Type.Object({ type: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: true }), { maxItems: 1000 })),
+    parapet_context: ParapetContext,
   },
   { additionalProperties: true, 'x-body-limit': PROXY_BODY_LIMIT, description: 'a responses request; fields besides these pass to the upstream as given' },
 );

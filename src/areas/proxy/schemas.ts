@@ -6,6 +6,17 @@ import { Nullable, StringEnum } from '../../infra/http/schemas.js';
 /** Conversations are long: the route takes more than the gateway-wide body limit. */
 export const PROXY_BODY_LIMIT = 8 * 1_048_576;
 
+/**
+ * Evidence for the answer's checks (the guard bodies' `context`: record, chunks, sources,
+ * entitlements, requirements, question). The gateway takes it out of the body: the upstream never sees it.
+ */
+export const ParapetContext = Type.Optional(
+  Type.Array(Type.Unknown(), {
+    maxItems: 200,
+    description: "evidence the answer is checked against (the guard body's `context`, docs/knowledge.md); removed before the call goes upstream",
+  }),
+);
+
 const Message = Type.Object(
   {
     role: Type.String({ minLength: 1, maxLength: 64, description: 'system, developer, user, assistant or tool' }),
@@ -20,6 +31,7 @@ export const ChatCompletionsBody = Type.Object(
     stream: Type.Optional(Type.Boolean()),
     user: Type.Optional(Type.String({ maxLength: 500, description: 'also names the taint session when X-Parapet-Session is absent' })),
     stream_options: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    parapet_context: ParapetContext,
   },
   { additionalProperties: true, 'x-body-limit': PROXY_BODY_LIMIT, description: 'a chat-completions request; fields besides these pass to the upstream as given' },
 );
@@ -91,6 +103,7 @@ export const MessagesBody = Type.Object(
     metadata: Type.Optional(
       Type.Object({ user_id: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'also names the taint session when X-Parapet-Session is absent' }))) }, { additionalProperties: true }),
     ),
+    parapet_context: ParapetContext,
   },
   { additionalProperties: true, 'x-body-limit': PROXY_BODY_LIMIT, description: 'a messages request; fields besides these pass to the upstream as given' },
 );
