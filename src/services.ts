@@ -253,7 +253,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     approvals,
     usage: new DatabaseUsageCounter(store),
     clock,
-    cache: new DetectionCache({ maxChars: config.detection_cache_chars, maxTextChars: DETECTION_CACHE_MAX_TEXT }),
+    cache: new DetectionCache({ maxChars: config.detection_cache_chars, maxTextChars: DETECTION_CACHE_MAX_TEXT, now: () => clock.now().getTime() }),
     settings: {
       enforcementBudgetMs: config.enforcement_budget_ms,
       detectorTimeoutMs: config.detector_timeout_ms,
@@ -561,6 +561,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       await Promise.all([messages.close(), memory.close(), mcp.close(), proxy.close()]);
       if (sweeping) await retention.stop();
       await directory.close();
+      await entitlement.flushUsage().catch((error: unknown) => log.warn({ err: error }, 'writing entitlement grant use and retrievals failed'));
       await recorder.close();
       await resolver.close();
     },

@@ -254,6 +254,17 @@ describe.each(DIALECTS)('answerability over HTTP (%s)', (dialect) => {
     expect((await guardInput('elsewhere-assistant', 'What is the weather forecast?')).verdict).toBe('block');
   });
 
+  it('judges a cached question again once time has moved on (a source gone stale)', async () => {
+    const question = 'What was the total of invoice 4411 in March 2023?';
+    const fresh = await guardInput('billing-assistant', question);
+    expect(fresh.entities.filter((entity: string) => entity.startsWith('ANSWERABILITY.'))).toEqual([]);
+    // Within the minute a cached answer may stand; past it, billing-db (48 h freshness) is judged stale.
+    ctx.gateway.clock.advance(49 * 3_600_000);
+    const stale = await guardInput('billing-assistant', question);
+    expect(stale.entities).toContain('ANSWERABILITY.OUT_OF_BOUNDS_OBSERVED');
+    expect(stale.verdict).toBe('allow');
+  });
+
   it('reports the checks of the window: outcomes, reasons, the rate and not-answerable questions answered anyway', async () => {
     // Past every earlier check (the window is at most 365 days).
     ctx.gateway.clock.advance(400 * DAY_MS);

@@ -21,6 +21,8 @@ export class AnswerabilityDetector implements Detector {
   readonly costRank = 5;
   /** Boundaries are per agent: the detection cache keys the text by agent while this detector serves. */
   readonly agentScoped = true;
+  /** Coverage windows move with the date and sources go stale: a cached answer is re-judged after a minute. */
+  readonly cacheForMs = 60_000;
   /**
    * Set by the composition root: rebuilds the registry's per-surface lists, which also keeps the
    * detection cache from answering from before a boundary changed.

@@ -218,6 +218,15 @@ describe.each(DIALECTS)('entitlement principals, grants and filter (%s)', (diale
     const erin = report.principals.find((item: { subject: string }) => item.subject === 'erin');
     expect(erin).toMatchObject({ visible_sources: 0, retrieved_sources: 0, ratio: 0, over_permitted: false });
     expect(report.counts.over_permitted_principals).toBe(3);
+    // What bob retrieved is in the database (batched, written before the report reads it), so it
+    // survives a restart and counts for every gateway process; another process's record counts here.
+    const stored = await gateway.store.db.selectFrom('entitlement_retrievals').selectAll().where('subject', '=', 'bob').execute();
+    expect(stored.map((row) => row.source)).toContain('crm/a');
+    await gateway.store.db.insertInto('entitlement_retrievals').values({ subject: 'bob', source: 'crm/b', last_at: now }).execute();
+    await gateway.store.db.insertInto('entitlement_retrievals').values({ subject: 'bob', source: 'crm/old', last_at: '2020-01-01T00:00:00.000Z' }).execute();
+    const again = await json(gateway.request('/api/entitlement/over-permission?days=7', { token: viewer }));
+    expect(again.principals.find((item: { subject: string }) => item.subject === 'bob')).toMatchObject({ visible_sources: 6, retrieved_sources: 2, ratio: 3, over_permitted: false });
+    await gateway.store.db.deleteFrom('entitlement_retrievals').where('subject', '=', 'bob').where('source', '=', 'crm/b').execute();
     expect(report.wildcard_grants).toEqual([{ grant: expect.objectContaining({ id: grantIds[4], principal_kind: '*' }), wildcard: ['principal'] }]);
 
     // A subject who can see every source and retrieved none is over-permitted; its grant is a * grant too.
@@ -254,5 +263,8 @@ describe.each(DIALECTS)('entitlement principals, grants and filter (%s)', (diale
     expect(answer.withheld[0].reason).toBe('no_grant');
     const rows = await gateway.store.db.selectFrom('entitlement_withholdings').selectAll().where('trace_id', '=', 'trc_\uFFFDodd').execute();
     expect(rows.map((row) => row.chunk_source)).toEqual(['elsewhere\uFFFD']);
+    await ctx.gateway.app.services.entitlement.flushUsage();
+    const retrieved = await gateway.store.db.selectFrom('entitlement_retrievals').select('source').where('subject', '=', 'nul\uFFFDsub\uFFFDject').execute();
+    expect(retrieved.map((row) => row.source)).toEqual(['odd\uFFFD/x']);
   });
 });

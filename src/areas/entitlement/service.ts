@@ -21,9 +21,8 @@ import type { EntitlementGrant, EntitlementPrincipal, FilterBody, FilterResult, 
 import * as entitlement from './store.js';
 
 const DAY_MS = 86_400_000;
-/** Bounds on the in-memory record of what each subject retrieved (for the over-permission ratio). */
-const MAX_TRACKED_SUBJECTS = 10_000;
-const MAX_TRACKED_SOURCES = 1_000;
+/** Retrievals gathered before a write is started without waiting for the periodic sync. */
+const RETRIEVALS_FLUSH_AT = 50_000;
 /** A principal is over-permitted from this many visible sources, at this ratio of visible to retrieved. */
 const OVER_PERMITTED_MIN_SOURCES = 5;
 const OVER_PERMITTED_RATIO = 5;
@@ -47,15 +46,12 @@ export class EntitlementService {
   /** Grant id → the latest time it allowed a chunk, not yet written. */
   private pendingUse = new Map<string, string>();
   private flushing: Promise<void> = Promise.resolve();
-  /** Subject → source → the last time a chunk of it was allowed. */
-  private readonly retrieved = new Map<string, Map<string, string>>();
-  private readonly trackingSince: string;
+  /** (subject, source) → the last time a chunk of the source was allowed to the subject, not yet written. */
+  private pendingRetrievals = new Map<string, { subject: string; source: string; last_at: string }>();
 
-  constructor(readonly deps: EntitlementServiceDeps) {
-    this.trackingSince = deps.clock.now().toISOString();
-  }
+  constructor(readonly deps: EntitlementServiceDeps) {}
 
-  /** Rereads grants and principals (changes made through other instances) and writes pending grant use. */
+  /** Rereads grants and principals (changes made through other instances) and writes pending grant use and retrievals. */
   async sync(): Promise<void> {
     await this.reload();
     await this.flushUsage();
@@ -185,20 +181,18 @@ export class EntitlementService {
     const snapshot = await this.reload();
     const nowMs = this.deps.clock.now().getTime();
     const since = new Date(nowMs - days * DAY_MS).toISOString();
-    const retrievedSince = since > this.trackingSince ? since : this.trackingSince;
+    const retrieved = await entitlement.retrievedCounts(db, since);
 
     const unused = snapshot.grants
       .filter((grant) => grant.last_used_at === null || grant.last_used_at < since)
       .map((grant) => ({ grant: grantToWire(grant), never_used: grant.last_used_at === null }));
 
     const sources = await entitlement.activeSourceKeys(db);
-    const registered = new Set(sources);
     const principals = snapshot.principals.map((principal) => {
       const grants = snapshot.index.grantsFor(principal.subject, null);
       const visible = sources.filter((source) => grants.some((grant) => grant.glob.matches(source))).length;
-      // Only registered sources count, as on the visible side.
-      let retrievedCount = 0;
-      for (const [source, at] of this.retrieved.get(principal.subject) ?? []) if (at >= retrievedSince && registered.has(source)) retrievedCount += 1;
+      // Only registered, active sources count, as on the visible side.
+      const retrievedCount = retrieved.get(principal.subject) ?? 0;
       const ratio = visible / Math.max(retrievedCount, 1);
       return {
         subject: principal.subject,
@@ -220,7 +214,7 @@ export class EntitlementService {
     return {
       days,
       since,
-      retrieved_since: retrievedSince,
+      retrieved_since: since,
       unused_grants: unused,
       principals,
       wildcard_grants: wildcards,
@@ -233,9 +227,10 @@ export class EntitlementService {
     };
   }
 
-  /** Writes the last use of grants gathered by filter calls since the previous flush; one at a time. */
+  /** Writes the grant use and retrievals gathered by filter calls since the previous flush; one at a time. */
   async flushUsage(): Promise<void> {
     const run = this.flushing.then(async () => {
+      await this.flushRetrievals();
       if (this.pendingUse.size === 0) return;
       const pending = this.pendingUse;
       this.pendingUse = new Map();
@@ -286,15 +281,26 @@ export class EntitlementService {
     }
   }
 
-  private noteRetrieved(subject: string, sources: ReadonlySet<string>, at: string): void {
-    if (sources.size === 0) return;
-    let seen = this.retrieved.get(subject);
-    if (seen === undefined) {
-      if (this.retrieved.size >= MAX_TRACKED_SUBJECTS) return;
-      seen = new Map();
-      this.retrieved.set(subject, seen);
+  private async flushRetrievals(): Promise<void> {
+    if (this.pendingRetrievals.size === 0) return;
+    const pending = this.pendingRetrievals;
+    this.pendingRetrievals = new Map();
+    try {
+      await entitlement.upsertRetrievals(this.deps.store.db, [...pending.values()]);
+    } catch (error) {
+      // Kept for the next flush unless a later retrieval of the same pair replaced it meanwhile.
+      for (const [key, row] of pending) if ((this.pendingRetrievals.get(key)?.last_at ?? '') < row.last_at) this.pendingRetrievals.set(key, row);
+      throw error;
     }
-    for (const source of sources) if (seen.has(source) || seen.size < MAX_TRACKED_SOURCES) seen.set(source, at);
+  }
+
+  /** Batched: the filter's hot path does no write of its own (the periodic sync and reports flush). */
+  private noteRetrieved(subject: string, sources: ReadonlySet<string>, at: string): void {
+    for (const raw of sources) {
+      const source = storableText(raw);
+      this.pendingRetrievals.set(`${subject}\u0000${source}`, { subject, source, last_at: at });
+    }
+    if (this.pendingRetrievals.size >= RETRIEVALS_FLUSH_AT) void this.flushUsage().catch(() => undefined);
   }
 
   private raiseWildcard(grant: EntitlementGrantRow): void {

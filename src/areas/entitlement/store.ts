@@ -56,6 +56,35 @@ export async function insertWithholdings(db: Db, rows: readonly EntitlementWithh
   }
 }
 
+/** Records that `subject` retrieved `source` at `at`, keeping the later time where a row exists. */
+export async function upsertRetrievals(db: Db, rows: ReadonlyArray<{ subject: string; source: string; last_at: string }>): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    await db
+      .insertInto('entitlement_retrievals')
+      .values(rows.slice(start, start + INSERT_BATCH))
+      .onConflict((conflict) =>
+        conflict
+          .columns(['subject', 'source'])
+          .doUpdateSet({ last_at: (eb) => eb.ref('excluded.last_at') })
+          .where('entitlement_retrievals.last_at', '<', (eb) => eb.ref('excluded.last_at')),
+      )
+      .execute();
+  }
+}
+
+/** Per subject, the registered, active sources it retrieved at or after `since`. */
+export async function retrievedCounts(db: Db, since: string): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('entitlement_retrievals')
+    .innerJoin('knowledge_sources', 'knowledge_sources.key', 'entitlement_retrievals.source')
+    .select(['entitlement_retrievals.subject as subject', (eb) => eb.fn.countAll<number | string>().as('sources')])
+    .where('entitlement_retrievals.last_at', '>=', since)
+    .where('knowledge_sources.deprecated', '=', 0)
+    .groupBy('entitlement_retrievals.subject')
+    .execute();
+  return new Map(rows.map((row) => [row.subject, Number(row.sources)]));
+}
+
 /** Keys of registered sources that are not deprecated. */
 export async function activeSourceKeys(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('knowledge_sources').select('key').where('deprecated', '=', 0).orderBy('key').execute();

@@ -111,6 +111,11 @@ export interface Detector {
    */
   agentScoped?: boolean;
   /**
+   * Its answer depends on the time as well (a coverage window relative to now, a source going
+   * stale): a cached result it took part in is used for at most this long.
+   */
+  cacheForMs?: number;
+  /**
    * Its model is published under a licence that restricts use (spec 01 §2.4): it may run only when
    * the operator sets `accept_restricted_model_licences`. The registry enforces it.
    */

@@ -136,6 +136,24 @@ describe('DetectionCache', () => {
     expect(cache.get('input', 'bbbb', detectors)).toBeDefined();
   });
 
+  it('ages out a result a time-dependent detector took part in (cacheForMs), and no other', () => {
+    let now = 1_000;
+    const cache = new DetectionCache({ maxChars: 1000, maxTextChars: 100, now: () => now });
+    const timed = [{ key: 'test.timed', cacheForMs: 60_000 } as Detector];
+    cache.set('input', 'text', timed, clean());
+    cache.set('input', 'text', detectors, clean());
+    cache.set('output', 'text', timed, clean());
+    now += 59_999;
+    expect(cache.get('output', 'text', timed)).toBeDefined();
+    now += 1;
+    expect(cache.get('output', 'text', timed)).toBeUndefined();
+    // The entry is gone, not only skipped: setting it again starts a new minute.
+    cache.set('output', 'text', timed, clean());
+    now += 30_000;
+    expect(cache.get('output', 'text', timed)).toBeDefined();
+    expect(cache.get('input', 'text', detectors)).toBeDefined();
+  });
+
   it('keeps no result a detector was unsure of (a judgment tier that did not answer)', () => {
     const cache = new DetectionCache({ maxChars: 100, maxTextChars: 100 });
     cache.set('input', 'text', detectors, { ...clean(), uncacheable: true });

@@ -12,6 +12,8 @@ interface Entry {
   result: RunResult;
   /** What the entry counts against the budget: its text and its detections. */
   size: number;
+  /** When a time-dependent detector's answer goes out of date (Infinity: never). */
+  expiresAt: number;
 }
 
 /** Rough characters a detection holds besides its explanation (fields, offsets, object overhead). */
@@ -22,6 +24,8 @@ export interface DetectionCacheOptions {
   maxChars: number;
   /** Texts longer than this are not cached (they are rarely repeated and cost the most memory). */
   maxTextChars: number;
+  /** The clock entries age by (the gateway's, so that tests can move it); Date.now by default. */
+  now?: () => number;
 }
 
 // Kept over lru-cache: one cache under one budget needs a surface-and-text key, and building and
@@ -31,7 +35,11 @@ export class DetectionCache {
   private chars = 0;
   readonly stats = { hits: 0, misses: 0 };
 
-  constructor(private readonly options: DetectionCacheOptions) {}
+  private readonly now: () => number;
+
+  constructor(private readonly options: DetectionCacheOptions) {
+    this.now = options.now ?? Date.now;
+  }
 
   get enabled(): boolean {
     return this.options.maxChars > 0;
@@ -42,6 +50,12 @@ export class DetectionCache {
     const entries = this.bySurface.get(surface);
     const entry = entries?.get(text);
     if (entry === undefined || entry.detectors !== detectors) {
+      this.stats.misses += 1;
+      return undefined;
+    }
+    if (entry.expiresAt <= this.now()) {
+      entries!.delete(text);
+      this.chars -= entry.size;
       this.stats.misses += 1;
       return undefined;
     }
@@ -67,7 +81,9 @@ export class DetectionCache {
       this.chars -= previous.size;
     }
     const size = text.length + result.detections.reduce((sum, d) => sum + d.explanation.length + DETECTION_OVERHEAD, 0);
-    entries.set(text, { detectors, result: freeze(result), size });
+    let ttl = Infinity;
+    for (const detector of detectors) if (detector.cacheForMs !== undefined && detector.cacheForMs < ttl) ttl = detector.cacheForMs;
+    entries.set(text, { detectors, result: freeze(result), size, expiresAt: this.now() + ttl });
     this.chars += size;
     while (this.chars > this.options.maxChars) this.evictOne();
   }

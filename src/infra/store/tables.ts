@@ -891,6 +891,13 @@ export interface EntitlementWithholdingsTable {
   at: string;
 }
 
+/** Migration 2026-11-26-18-entitlement-retrievals. */
+export interface EntitlementRetrievalsTable {
+  subject: string;
+  source: string;
+  last_at: string;
+}
+
 export interface AnswerabilityBoundariesTable {
   agent: string;
   systems_of_record: string;
@@ -997,6 +1004,7 @@ export interface Database {
   entitlement_principals: EntitlementPrincipalsTable;
   entitlement_grants: EntitlementGrantsTable;
   entitlement_withholdings: EntitlementWithholdingsTable;
+  entitlement_retrievals: EntitlementRetrievalsTable;
   answerability_boundaries: AnswerabilityBoundariesTable;
   answerability_checks: AnswerabilityChecksTable;
 }

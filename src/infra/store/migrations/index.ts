@@ -17,6 +17,7 @@ import * as risk from './2026-11-25-14-risk.js';
 import * as evaluations from './2026-11-26-15-evaluations.js';
 import * as redteam from './2026-11-26-16-redteam.js';
 import * as knowledge from './2026-11-26-17-knowledge.js';
+import * as entitlementRetrievals from './2026-11-26-18-entitlement-retrievals.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-15-evaluations': evaluations,
   '2026-11-26-16-redteam': redteam,
   '2026-11-26-17-knowledge': knowledge,
+  '2026-11-26-18-entitlement-retrievals': entitlementRetrievals,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
