@@ -244,6 +244,17 @@ export const ConfigSchema = Type.Object(
     showcase_enabled: Type.Boolean({ default: false, description: 'true or false: run the built-in demo agent, probe it on a schedule and serve the feed at GET /api/public/showcase' }),
     showcase_interval_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'seconds between probe rounds of the showcase demo agent' }),
     showcase_rate_limit_per_minute: Type.Integer({ minimum: 1, maximum: 10_000, default: 60, description: 'requests per minute one client address may make to GET /api/public/showcase' }),
+    codehost_api_url: Type.String({
+      pattern: '^https?://',
+      default: 'https://api.github.com',
+      description: "the code host's REST API base URL (a self-hosted instance's API root, e.g. https://git.example.com/api/v3)",
+    }),
+    outbound_allow_private: Type.Boolean({
+      default: false,
+      description:
+        'true or false: let integration calls (chat webhooks, the code host, hosted-API documents, monitors) use http:// and loopback or private addresses; for closed networks and tests',
+    }),
+    monitor_min_interval_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'the shortest interval_seconds a monitor may have' }),
     rails_banned_terms: StringList('a JSON list of words and phrases rails.catalog.banned_terms reports (whole words, ASCII letters in any case)', []),
     judgment_tiers: StringList(
       "a JSON list of judgment tiers, each `<base-url>|<model>` or `<base-url>|<model>|<API_KEY_ENV>` of an OpenAI-compatible chat-completions endpoint, asked in order ('deterministic' is implicit); a loopback or private host is local, any other host is hosted and needs allow_egress; PUT /api/judgment/posture overrides it",

@@ -924,6 +924,155 @@ export interface AnswerabilityChecksTable {
   trace_id: string | null;
 }
 
+/** Integrations and monitoring (migration 2026-11-26-19-integrations; src/areas/integrations, alerts, monitors, discovery, auth). */
+export interface CodehostConnectionsTable {
+  id: string;
+  base_url: string;
+  token_sealed: string;
+  token_hint: string;
+  account_login: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CodehostWebhookSecretsTable {
+  id: string;
+  secret_sealed: string;
+  created_by: string;
+  created_at: string;
+}
+
+export interface CodehostDeliveriesTable {
+  delivery_id: string;
+  event: string;
+  repo_full_name: string | null;
+  scan_id: string | null;
+  received_at: string;
+}
+
+export interface CodehostScansTable {
+  id: string;
+  repo_full_name: string;
+  ref: string | null;
+  trigger: string;
+  status: string;
+  job_id: string | null;
+  commit_sha: string | null;
+  files_scanned: number;
+  files_skipped: number;
+  report: string | null;
+  error: string | null;
+  requested_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface DiscoverySitesTable {
+  id: string;
+  origin: string;
+  location: string;
+  path: string | null;
+  line: number | null;
+  kind: string;
+  name: string;
+  agent_hint: string | null;
+  detail: string;
+  scan_id: string | null;
+  submission_id: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface DiscoverySubmissionsTable {
+  id: string;
+  source: string;
+  label: string | null;
+  files_scanned: number | null;
+  frameworks: string;
+  coverage: number | null;
+  counts: string;
+  sites: number;
+  submitted_by: string;
+  created_at: string;
+}
+
+export interface HostedApiScansTable {
+  id: string;
+  endpoint_url: string;
+  docs_url: string | null;
+  openapi_spec_url: string | null;
+  purpose: string | null;
+  status: string;
+  document_sha256: string | null;
+  result: string | null;
+  error: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+export interface ChatAlertChannelsTable {
+  id: string;
+  url_sealed: string;
+  url_masked: string;
+  min_severity: string;
+  updated_by: string;
+  updated_at: string;
+}
+
+export interface ChatAlertsSentTable {
+  fingerprint: string;
+  finding_id: string | null;
+  kind: string;
+  job_id: string | null;
+  created_at: string;
+}
+
+export interface MonitorsTable {
+  id: string;
+  kind: string;
+  target: string;
+  name: string;
+  interval_seconds: number;
+  config: string;
+  enabled: number;
+  baseline: string | null;
+  baseline_at: string | null;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  last_status: string | null;
+  last_error: string | null;
+  last_change_at: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MonitorRunsTable {
+  id: string;
+  monitor_id: string;
+  trigger: string;
+  slot: string;
+  status: string;
+  job_id: string | null;
+  changes: string;
+  error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface CodehostIdentitiesTable {
+  codehost_user_id: string;
+  user_id: string;
+  login: string;
+  email: string;
+  name: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -1005,6 +1154,18 @@ export interface Database {
   entitlement_grants: EntitlementGrantsTable;
   entitlement_withholdings: EntitlementWithholdingsTable;
   entitlement_retrievals: EntitlementRetrievalsTable;
+  codehost_connections: CodehostConnectionsTable;
+  codehost_webhook_secrets: CodehostWebhookSecretsTable;
+  codehost_deliveries: CodehostDeliveriesTable;
+  codehost_scans: CodehostScansTable;
+  discovery_sites: DiscoverySitesTable;
+  discovery_submissions: DiscoverySubmissionsTable;
+  hosted_api_scans: HostedApiScansTable;
+  chat_alert_channels: ChatAlertChannelsTable;
+  chat_alerts_sent: ChatAlertsSentTable;
+  monitors: MonitorsTable;
+  monitor_runs: MonitorRunsTable;
+  codehost_identities: CodehostIdentitiesTable;
   answerability_boundaries: AnswerabilityBoundariesTable;
   answerability_checks: AnswerabilityChecksTable;
 }
@@ -1050,3 +1211,9 @@ export type EntitlementGrantRow = Selectable<EntitlementGrantsTable>;
 export type EntitlementWithholdingRow = Selectable<EntitlementWithholdingsTable>;
 export type AnswerabilityBoundaryRow = Selectable<AnswerabilityBoundariesTable>;
 export type AnswerabilityCheckRow = Selectable<AnswerabilityChecksTable>;
+
+export type CodehostScanRow = Selectable<CodehostScansTable>;
+export type DiscoverySiteRow = Selectable<DiscoverySitesTable>;
+export type HostedApiScanRow = Selectable<HostedApiScansTable>;
+export type MonitorRow = Selectable<MonitorsTable>;
+export type MonitorRunRow = Selectable<MonitorRunsTable>;

@@ -18,6 +18,7 @@ import * as evaluations from './2026-11-26-15-evaluations.js';
 import * as redteam from './2026-11-26-16-redteam.js';
 import * as knowledge from './2026-11-26-17-knowledge.js';
 import * as entitlementRetrievals from './2026-11-26-18-entitlement-retrievals.js';
+import * as integrations from './2026-11-26-19-integrations.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-16-redteam': redteam,
   '2026-11-26-17-knowledge': knowledge,
   '2026-11-26-18-entitlement-retrievals': entitlementRetrievals,
+  '2026-11-26-19-integrations': integrations,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
