@@ -66,6 +66,10 @@ export const FINDING_TYPES: readonly FindingType[] = [
   entry('drift', 'Evaluation drift', 'medium', 'Evaluation quality moved against the baseline.', 'evaluations'),
   entry('over_refusal', 'Over-refusal', 'medium', 'The agent refuses more than the baseline.', 'evaluations'),
   entry('false_resolution', 'False resolution', 'medium', 'A resolved finding recurred.', 'findings queue'),
+  entry('hardcoded_secret', 'Hard-coded secret', 'high', 'A code-host scan found a credential written into a repository file.', 'code-host scan'),
+  entry('risky_prompt', 'Risky system prompt', 'medium', 'A code-host scan found a system prompt whose instructions the detectors flag.', 'code-host scan'),
+  entry('monitor_change', 'Monitored target changed', 'medium', 'A monitor saw its target differ from the baseline (an API document, a repository scan).', 'monitors'),
+  entry('stale_source', 'Stale knowledge source', 'medium', 'A monitored knowledge source is older than its freshness SLA.', 'monitors'),
   entry('recording_failure', 'Recording failure', 'high', 'The database refused a decision record; it was kept in the dead-letter table.', 'recorder'),
 ];
 

@@ -82,6 +82,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('first_seen_at', 'text', (col) => col.notNull())
     .addColumn('last_seen_at', 'text', (col) => col.notNull())
     .execute();
+  await db.schema.createIndex('findings_at').on('findings').columns(['at']).execute();
   await db.schema.createIndex('discovery_sites_location').on('discovery_sites').columns(['origin', 'location']).execute();
   await db.schema.createIndex('discovery_sites_seen').on('discovery_sites').columns(['last_seen_at']).execute();
   await db.schema
