@@ -57,6 +57,12 @@ import { RuleExampleService } from './areas/rules/service.js';
 import { HealthRegistry } from './areas/system/health.js';
 import { GATEWAY_VERSION, VersionRegistry } from './areas/system/version.js';
 import { TokenService } from './areas/tokens/service.js';
+import { ChatAlertService } from './areas/alerts/service.js';
+import { CodehostProvisionService } from './areas/auth/codehost/service.js';
+import { DiscoveryService } from './areas/discovery/service.js';
+import { CodehostService } from './areas/integrations/codehost/service.js';
+import { HostedApiService } from './areas/integrations/hosted-api/service.js';
+import { MonitorService } from './areas/monitors/service.js';
 import { ToolService } from './areas/tools/service.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
@@ -178,6 +184,18 @@ export interface Services {
   /** The public showcase: the built-in demo agent probed on a schedule, and its feed (GET /api/public/showcase). */
   showcase: ShowcaseService;
   mcp: McpService;
+  /** The code-host connection, repository scans (job codehost.scan) and the signed push webhook. */
+  codehost: CodehostService;
+  /** Hosted APIs' OpenAPI documents read and recorded. */
+  hostedApi: HostedApiService;
+  /** The chat alert channel: new findings posted (job alerts.chat). */
+  alerts: ChatAlertService;
+  /** Monitors with baselines (job monitors.run), scheduled once across processes. */
+  monitors: MonitorService;
+  /** Shadow agents from traffic, spans and code; external scanner submissions. */
+  discovery: DiscoveryService;
+  /** People provisioned from code-host identities. */
+  codehostProvision: CodehostProvisionService;
   onboarding: OnboardingService;
   providers: ProvidersService;
   board: BoardService;
@@ -198,6 +216,9 @@ const IDENTITY_SWEEP_MS = 3_600_000;
 const CONTROLS_CHECK_MS = 3_600_000;
 /** How often due probe targets are looked for and their runs queued (job probes.run). */
 const PROBE_SCHEDULE_MS = 60_000;
+/** How often new findings are looked for to alert on, and due monitor runs queued. */
+const ALERT_SWEEP_MS = 5_000;
+const MONITOR_SCHEDULE_MS = 5_000;
 /** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
 const DETECTION_CACHE_MAX_TEXT = 65_536;
 
@@ -453,7 +474,14 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     model: proxy,
     helpers: evalHelpers,
   });
-  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers()]);
+  const outbound = { allowPrivate: config.outbound_allow_private };
+  const codehost = new CodehostService({ store, audit, clock, queue, sealer, recorder, pipeline, settings: { apiUrl: config.codehost_api_url, outbound } });
+  const hostedApi = new HostedApiService({ store, audit, clock, outbound });
+  const alerts = new ChatAlertService({ store, audit, clock, queue, sealer, outbound });
+  const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds } });
+  const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
+  const tokens = new TokenService(store, audit, resolver, clock);
+  registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
   let sweeping = false;
@@ -467,7 +495,13 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     auditCheckpoints,
     auditService,
     resolver,
-    tokens: new TokenService(store, audit, resolver, clock),
+    tokens,
+    codehost,
+    hostedApi,
+    alerts,
+    monitors,
+    discovery,
+    codehostProvision: new CodehostProvisionService({ store, audit, clock, tokens }),
     credentials,
     health,
     versions,
@@ -544,11 +578,19 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       const probeSchedule = setInterval(() => {
         probeTargets.scheduleDue().catch((error: unknown) => log.warn({ err: error }, 'queuing due probe target runs failed'));
       }, PROBE_SCHEDULE_MS);
+      const alertSweep = setInterval(() => {
+        alerts.sweep().catch((error: unknown) => log.warn({ err: error }, 'queuing chat alerts for new findings failed'));
+      }, ALERT_SWEEP_MS);
+      const monitorSchedule = setInterval(() => {
+        monitors.scheduleDue().catch((error: unknown) => log.warn({ err: error }, 'queuing due monitor runs failed'));
+      }, MONITOR_SCHEDULE_MS);
       sync.unref();
       sweep.unref();
       controls.unref();
       probeSchedule.unref();
-      timers.push(sync, sweep, controls, probeSchedule);
+      alertSweep.unref();
+      monitorSchedule.unref();
+      timers.push(sync, sweep, controls, probeSchedule, alertSweep, monitorSchedule);
     },
     async close() {
       for (const timer of timers.splice(0)) clearInterval(timer);
