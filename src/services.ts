@@ -478,7 +478,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const codehost = new CodehostService({ store, audit, clock, queue, sealer, recorder, pipeline, settings: { apiUrl: config.codehost_api_url, outbound } });
   const hostedApi = new HostedApiService({ store, audit, clock, outbound });
   const alerts = new ChatAlertService({ store, audit, clock, queue, sealer, outbound });
-  const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds } });
+  const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds, outbound } });
   const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
   const tokens = new TokenService(store, audit, resolver, clock);
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);

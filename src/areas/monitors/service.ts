@@ -2,6 +2,7 @@
 import type { AuditLog } from '../audit/log.js';
 import type { McpService } from '../mcp/service.js';
 import type { Recorder } from '../../engine/recording/recorder.js';
+import type { OutboundPolicy } from '../../infra/http/outbound.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { JobQueue } from '../../infra/jobs/queue.js';
 import type { Clock } from '../../infra/lib/clock.js';
@@ -17,7 +18,7 @@ export interface MonitorServiceDeps {
   mcp: McpService;
   codehost: CodehostScanning;
   hostedApi: HostedApiReading;
-  settings: { minIntervalSeconds: number };
+  settings: { minIntervalSeconds: number; outbound: OutboundPolicy };
 }
 
 export class MonitorService {
