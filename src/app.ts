@@ -42,6 +42,8 @@ import { discoveryRoutes } from './areas/discovery/routes.js';
 import { codehostRoutes } from './areas/integrations/codehost/routes.js';
 import { hostedApiRoutes } from './areas/integrations/hosted-api/routes.js';
 import { monitorRoutes } from './areas/monitors/routes.js';
+import { escalationRoutes } from './areas/escalation/routes.js';
+import { importRoutes } from './areas/import/routes.js';
 import { probeRoutes } from './areas/probes/routes.js';
 import { publicRoutes } from './areas/public/routes.js';
 import { redteamRoutes } from './areas/redteam/routes.js';
@@ -168,6 +170,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(monitorRoutes, { monitors: services.monitors });
   await app.register(discoveryRoutes, { discovery: services.discovery });
   await app.register(codehostProvisionRoutes, { provision: services.codehostProvision });
+  await app.register(escalationRoutes, { escalation: services.escalation });
+  await app.register(importRoutes, { imports: services.imports });
   await app.register(publicRoutes, { showcase: services.showcase, rateLimitPerMinute: config.showcase_rate_limit_per_minute });
   await app.register(onboardingRoutes, { onboarding: services.onboarding });
   await app.register(providerRoutes, { providers: services.providers });

@@ -63,6 +63,8 @@ import { DiscoveryService } from './areas/discovery/service.js';
 import { CodehostService } from './areas/integrations/codehost/service.js';
 import { HostedApiService } from './areas/integrations/hosted-api/service.js';
 import { MonitorService } from './areas/monitors/service.js';
+import { EscalationService } from './areas/escalation/service.js';
+import { ImportService } from './areas/import/service.js';
 import { ToolService } from './areas/tools/service.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
@@ -196,6 +198,10 @@ export interface Services {
   discovery: DiscoveryService;
   /** People provisioned from code-host identities. */
   codehostProvision: CodehostProvisionService;
+  /** Conversational turns, escalation policies, hand-offs to people with SLAs, missed escalations. */
+  escalation: EscalationService;
+  /** Configuration of other guardrail tools mapped onto Parapet (plan, apply). */
+  imports: ImportService;
   onboarding: OnboardingService;
   providers: ProvidersService;
   board: BoardService;
@@ -219,6 +225,7 @@ const PROBE_SCHEDULE_MS = 60_000;
 /** How often new findings are looked for to alert on, and due monitor runs queued. */
 const ALERT_SWEEP_MS = 5_000;
 const MONITOR_SCHEDULE_MS = 5_000;
+const ESCALATION_SWEEP_MS = 30_000;
 /** Texts longer than this are not kept in the detection cache: long texts rarely repeat exactly. */
 const DETECTION_CACHE_MAX_TEXT = 65_536;
 
@@ -481,6 +488,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds, outbound } });
   const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
   const tokens = new TokenService(store, audit, resolver, clock);
+  const escalation = new EscalationService({ store, audit, clock, queue, recorder });
+  const imports = new ImportService({ store, audit, clock });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
@@ -502,6 +511,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     monitors,
     discovery,
     codehostProvision: new CodehostProvisionService({ store, audit, clock, tokens }),
+    escalation,
+    imports,
     credentials,
     health,
     versions,
@@ -581,6 +592,11 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       const alertSweep = setInterval(() => {
         alerts.sweep().catch((error: unknown) => log.warn({ err: error }, 'queuing chat alerts for new findings failed'));
       }, ALERT_SWEEP_MS);
+      const escalationSweep = setInterval(() => {
+        escalation.sweep().catch((error: unknown) => log.warn({ err: error }, 'looking for hand-offs past their SLA failed'));
+      }, ESCALATION_SWEEP_MS);
+      escalationSweep.unref();
+      timers.push(escalationSweep);
       const monitorSchedule = setInterval(() => {
         monitors.scheduleDue().catch((error: unknown) => log.warn({ err: error }, 'queuing due monitor runs failed'));
       }, MONITOR_SCHEDULE_MS);

@@ -1073,6 +1073,52 @@ export interface CodehostIdentitiesTable {
   updated_at: string;
 }
 
+/** Escalation (migration 2026-11-26-20-escalation; src/areas/escalation). */
+export interface EscalationTurnsTable {
+  id: string;
+  session_id: string;
+  agent: string;
+  trace_id: string | null;
+  origin: string;
+  user_text: string | null;
+  agent_text: string | null;
+  escalated: number | null;
+  failed: number | null;
+  confidence: number | null;
+  conditions: string;
+  handoff_id: string | null;
+  at: string;
+}
+
+export interface EscalationPoliciesTable {
+  agent: string;
+  conditions: string;
+  owner_role: string;
+  sla_minutes: number;
+  mode: string;
+  updated_by: string;
+  updated_at: string;
+}
+
+export interface EscalationHandoffsTable {
+  id: string;
+  session_id: string;
+  agent: string;
+  status: string;
+  reasons: string;
+  owner_role: string;
+  mode: string;
+  retroactive: number;
+  conversation: string;
+  created_at: string;
+  due_at: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  note: string | null;
+  closed_at: string | null;
+  breached: number;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -1166,6 +1212,9 @@ export interface Database {
   monitors: MonitorsTable;
   monitor_runs: MonitorRunsTable;
   codehost_identities: CodehostIdentitiesTable;
+  escalation_turns: EscalationTurnsTable;
+  escalation_policies: EscalationPoliciesTable;
+  escalation_handoffs: EscalationHandoffsTable;
   answerability_boundaries: AnswerabilityBoundariesTable;
   answerability_checks: AnswerabilityChecksTable;
 }

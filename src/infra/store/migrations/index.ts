@@ -19,6 +19,7 @@ import * as redteam from './2026-11-26-16-redteam.js';
 import * as knowledge from './2026-11-26-17-knowledge.js';
 import * as entitlementRetrievals from './2026-11-26-18-entitlement-retrievals.js';
 import * as integrations from './2026-11-26-19-integrations.js';
+import * as escalation from './2026-11-26-20-escalation.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-17-knowledge': knowledge,
   '2026-11-26-18-entitlement-retrievals': entitlementRetrievals,
   '2026-11-26-19-integrations': integrations,
+  '2026-11-26-20-escalation': escalation,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
