@@ -65,6 +65,7 @@ import { HostedApiService } from './areas/integrations/hosted-api/service.js';
 import { MonitorService } from './areas/monitors/service.js';
 import { EscalationService } from './areas/escalation/service.js';
 import { ImportService } from './areas/import/service.js';
+import { WorkspaceService } from './areas/workspace/service.js';
 import { ToolService } from './areas/tools/service.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
@@ -202,6 +203,8 @@ export interface Services {
   escalation: EscalationService;
   /** Configuration of other guardrail tools mapped onto Parapet (plan, apply). */
   imports: ImportService;
+  /** The whole workspace as code: export, plan, apply. */
+  workspace: WorkspaceService;
   onboarding: OnboardingService;
   providers: ProvidersService;
   board: BoardService;
@@ -513,6 +516,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     codehostProvision: new CodehostProvisionService({ store, audit, clock, tokens }),
     escalation,
     imports,
+    workspace: new WorkspaceService({ store, audit, clock }),
     credentials,
     health,
     versions,
