@@ -140,6 +140,22 @@ export class McpService {
   }
 
   /**
+   * A live scan on behalf of the system (monitors), applied as the scan route applies one; the
+   * connection is not kept: a monitor polls on its own schedule.
+   */
+  async scanLive(actor: string, name: string): Promise<ScanResult> {
+    const server = await this.requireServer(name);
+    if (server.transport !== 'stdio' && server.url === null) throw problem('refused', `server ${name} has no url to list its tools from`);
+    let listing: Listing;
+    try {
+      listing = await this.live.list(addressOf(server), false);
+    } catch (error) {
+      throw problem('unavailable', `could not list the tools of server ${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return this.serialised(name, () => this.apply(server, listing, 'live', actor));
+  }
+
+  /**
    * Pins the current definitions of the named tools (every tool not pinned when none are named).
    * A tool that changed since its review, or a removed one, needs accept_changes and a note.
    */
