@@ -32,6 +32,7 @@ const CATALOGUE = {
   'headers-too-large': { status: 431, title: 'The request headers are too large' },
   'internal': { status: 500, title: 'Internal error' },
   'unavailable': { status: 503, title: 'The service is not available' },
+  'bad-gateway': { status: 502, title: 'A service the gateway called did not answer as it should' },
 } as const;
 
 export type ProblemSlug = keyof typeof CATALOGUE;
