@@ -64,6 +64,7 @@ import { CodehostService } from './areas/integrations/codehost/service.js';
 import { HostedApiService } from './areas/integrations/hosted-api/service.js';
 import { MonitorService } from './areas/monitors/service.js';
 import { EscalationService } from './areas/escalation/service.js';
+import { handoffNotice } from './areas/escalation/notice.js';
 import { ImportService } from './areas/import/service.js';
 import { WorkspaceService } from './areas/workspace/service.js';
 import { ToolService } from './areas/tools/service.js';
@@ -276,6 +277,24 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const sqlAnalysis = await loadSqlParser();
   const approvals = new ApprovalService(store, audit, clock);
   const suppressions = new SuppressionFilter(store, clock);
+  // Built before the pipeline (issue 21): its open hand-offs make output checks escalate, and the proxy records turns into it.
+  const queue = new JobQueue(store, clock, { retryBaseMs: config.job_retry_base_ms });
+  const sealer = new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir });
+  const outbound = { allowPrivate: config.outbound_allow_private };
+  const alerts = new ChatAlertService({ store, audit, clock, queue, sealer, outbound });
+  const escalation = new EscalationService({
+    store,
+    audit,
+    clock,
+    queue,
+    recorder,
+    onError: (error) => log.warn({ err: error }, 'recording a proxied turn for escalation failed'),
+    // A new hand-off is announced in the chat channel where one is configured.
+    announce: async (handoff) => {
+      await alerts.announce(`handoff:${handoff.id}`, handoffNotice(handoff)).catch((error: unknown) => log.warn({ err: error }, 'announcing a hand-off failed'));
+    },
+  });
+  await escalation.sync();
   const pipeline = new Pipeline({
     detectors: detectorRegistry,
     policies: policyRegistry,
@@ -300,12 +319,11 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     },
     observe: decisionMetrics.observe,
     suppressions,
+    handoffs: escalation,
   });
-  const sealer = new Sealer({ secretKey: config.secret_key, dataDir: config.data_dir });
   const signingKeys = new SigningKeyService(store, audit, sealer, clock);
   const credentials = new CredentialService(store, audit, resolver, clock);
   const tools = new ToolService(store, audit, clock, directory);
-  const queue = new JobQueue(store, clock, { retryBaseMs: config.job_retry_base_ms });
   const worker = new Worker({
     queue,
     pollMs: config.job_poll_ms,
@@ -439,7 +457,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     prices: config.model_prices,
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
-  const proxy = new ProxyService({ config, clock, pipeline, runs });
+  const proxy = new ProxyService({ config, clock, pipeline, runs, turns: escalation });
   const entitlement = new EntitlementService({ store, audit, clock, recorder });
   await entitlement.sync();
   const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector });
@@ -484,15 +502,12 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     model: proxy,
     helpers: evalHelpers,
   });
-  const outbound = { allowPrivate: config.outbound_allow_private };
   const codehost = new CodehostService({ store, audit, clock, queue, sealer, recorder, pipeline, settings: { apiUrl: config.codehost_api_url, outbound } });
   const hostedApi = new HostedApiService({ store, audit, clock, outbound });
-  const alerts = new ChatAlertService({ store, audit, clock, queue, sealer, outbound });
   const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds, outbound } });
   const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
   const tokens = new TokenService(store, audit, resolver, clock);
-  const escalation = new EscalationService({ store, audit, clock, queue, recorder });
-  const imports = new ImportService({ store, audit, clock });
+  const imports = new ImportService({ store, audit, clock, policies, customRules, suites: evaluations.suites });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);
 
   const timers: NodeJS.Timeout[] = [];
@@ -516,7 +531,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     codehostProvision: new CodehostProvisionService({ store, audit, clock, tokens }),
     escalation,
     imports,
-    workspace: new WorkspaceService({ store, audit, clock }),
+    // The services a workspace applies through are built in this object: read them once it exists.
+    workspace: new WorkspaceService({ store, audit, clock, targets: () => services }),
     credentials,
     health,
     versions,
@@ -579,7 +595,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
-        Promise.all([detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync(), entitlement.sync()]).catch((error: unknown) =>
+        Promise.all([escalation.sync(), detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync(), entitlement.sync()]).catch((error: unknown) =>
           log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
         );
       }, STATE_SYNC_MS);

@@ -95,6 +95,25 @@ export function findingMessage(finding: AlertedFinding): ChatMessage {
   };
 }
 
+/** Something other than a finding that people must hear about (a hand-off): a title, labelled values and a line of context. */
+export interface Notice {
+  title: string;
+  fields: Array<[label: string, value: string]>;
+  context: string;
+}
+
+/** The message announcing a notice, in the same shape as a finding's. */
+export function noticeMessage(notice: Notice): ChatMessage {
+  return {
+    text: escapeChat(notice.title, 1000),
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: escapeChat(notice.title, HEADER_MAX_CHARS) } },
+      { type: 'section', fields: notice.fields.slice(0, 10).map(([label, value]) => field(label, value)) },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: escapeChat(notice.context, 300) }] },
+    ],
+  };
+}
+
 /** The message POST /api/alerts/chat/test sends: the same shape, saying who asked for it. */
 export function testMessage(input: { sentBy: string; at: string; minSeverity: string }): ChatMessage {
   return {

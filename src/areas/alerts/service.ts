@@ -13,7 +13,7 @@ import { SealedSecretError, type Sealer } from '../../infra/lib/sealed.js';
 import type { Store } from '../../infra/store/db.js';
 import { SEVERITY_RANK, type Severity } from '../../engine/findings/catalog.js';
 import type { AuditLog } from '../audit/log.js';
-import { findingMessage, maskUrl, testMessage, withoutUrl, type ChatMessage } from './payload.js';
+import { findingMessage, maskUrl, noticeMessage, testMessage, withoutUrl, type ChatMessage, type Notice } from './payload.js';
 import { DEFAULT_MIN_SEVERITY, type ChatChannelView, type DeletedChannel, type PutChatChannelBody, type TestSent } from './schemas.js';
 import * as alerts from './store.js';
 
@@ -132,6 +132,22 @@ export class ChatAlertService {
     return queued;
   }
 
+  /**
+   * Queues the announcement of something that is not a finding (a hand-off to a person), once per
+   * key across every process; nothing when no channel is configured. Answers whether it was queued.
+   */
+  async announce(key: string, notice: Notice): Promise<boolean> {
+    const { store, clock, queue } = this.deps;
+    if ((await alerts.findChannel(store.db)) === undefined) return false;
+    const fingerprint = `notice:${key}`;
+    return store.db.transaction().execute(async (trx) => {
+      if (!(await alerts.claimAlert(trx, { fingerprint, finding_id: null, kind: 'notice', created_at: clock.now().toISOString() }))) return false;
+      const job = await queue.enqueue(CHAT_ALERT_JOB, { fingerprint, notice }, { maxAttempts: CHAT_ALERT_MAX_ATTEMPTS, createdBy: 'system' }, trx);
+      await alerts.setAlertJob(trx, fingerprint, job.id);
+      return true;
+    });
+  }
+
   jobHandlers(): Record<string, JobHandler> {
     return { [CHAT_ALERT_JOB]: this.handleJob };
   }
@@ -147,16 +163,22 @@ export class ChatAlertService {
     const findingId = typeof payload.finding_id === 'string' ? payload.finding_id : '';
     const channel = await alerts.findChannel(store.db);
     if (channel === undefined) return { skipped: 'no chat alert channel is configured', fingerprint };
+    const notice = readNotice(payload.notice);
+    if (notice !== null) return this.deliver(channel, noticeMessage(notice), { fingerprint }, signal);
     const finding = await alerts.findFinding(store.db, findingId, fingerprint);
     if (finding === undefined) return { skipped: 'the finding no longer exists', fingerprint };
     // Suppressed before its alert went out: somebody already decided it is not worth attention.
     if (finding.status === 'suppressed') return { skipped: 'the finding was suppressed', fingerprint, finding_id: finding.id };
+    return this.deliver(channel, findingMessage({ ...finding, occurrences: Number(finding.occurrences) }), { finding_id: finding.id, fingerprint }, signal);
+  };
+
+  private async deliver(channel: alerts.ChannelRow, message: ChatMessage, result: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
     const url = this.unsealUrl(channel, (why) => new PermanentJobError(why));
-    const outcome = await this.post(url, findingMessage({ ...finding, occurrences: Number(finding.occurrences) }), signal);
-    if (outcome.ok) return { posted: true, status: outcome.status, finding_id: finding.id, fingerprint };
+    const outcome = await this.post(url, message, signal);
+    if (outcome.ok) return { posted: true, status: outcome.status, ...result };
     if (outcome.retryable) throw new Error(outcome.reason);
     throw new PermanentJobError(outcome.reason);
-  };
+  }
 
   /** The channel's URL in the clear, for the call only; a URL sealed under another secret_key is the caller's error. */
   private unsealUrl(channel: alerts.ChannelRow, fail: (why: string) => Error): string {
@@ -189,6 +211,15 @@ export class ChatAlertService {
       return { ok: false, status: null, retryable: !refused, reason: refused ? `the outbound policy refused the call: ${reason}` : `the chat webhook could not be reached: ${reason}` };
     }
   }
+}
+
+/** A notice as its job payload carries it, or null (a finding's alert). */
+function readNotice(value: unknown): Notice | null {
+  if (value === null || typeof value !== 'object') return null;
+  const { title, fields, context } = value as Record<string, unknown>;
+  if (typeof title !== 'string' || typeof context !== 'string' || !Array.isArray(fields)) return null;
+  const pairs = fields.filter((pair): pair is [string, string] => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
+  return { title, fields: pairs, context };
 }
 
 function channelToWire(row: alerts.ChannelRow): ChatChannelView {

@@ -62,7 +62,7 @@ export async function unalertedFindings(db: Db, input: { since: string; minRank:
  * Claims the alert of a finding fingerprint: true when this caller inserted the row, false when
  * another sweep (in this or any process) already had. One alert per fingerprint, ever.
  */
-export async function claimAlert(db: Db, row: { fingerprint: string; finding_id: string; kind: string; created_at: string }): Promise<boolean> {
+export async function claimAlert(db: Db, row: { fingerprint: string; finding_id: string | null; kind: string; created_at: string }): Promise<boolean> {
   const result = await db
     .insertInto('chat_alerts_sent')
     .values({ ...row, job_id: null })

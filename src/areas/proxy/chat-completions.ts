@@ -179,6 +179,16 @@ export class ChatCompletionsAdapter implements WireAdapter<ChatBody> {
   openStream(call: GovernedCall<ChatBody>, sink: StreamSink): StreamTranslator {
     return new ChatStream(call, sink, this.holdbackChars);
   }
+
+  /** The last user message and the first choice's text as returned, when the call names its session. */
+  conversationTurn(call: GovernedCall<ChatBody>, answer: Record<string, unknown>): { userText: string | null; agentText: string | null } | null {
+    const header = call.headers['x-parapet-session'];
+    const named = (typeof header === 'string' && header !== '') || (typeof call.body.user === 'string' && call.body.user !== '');
+    if (!named) return null;
+    const lastUser = call.body.messages.findLast((message) => message.role === 'user');
+    const content = ((answer.choices ?? []) as WireChoice[])[0]?.message?.content;
+    return { userText: lastUser === undefined ? null : messageText(lastUser), agentText: typeof content === 'string' ? content : null };
+  }
 }
 
 async function governChoice(choice: WireChoice, checks: ProxyChecks): Promise<CheckedPart[]> {

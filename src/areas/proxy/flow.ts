@@ -35,6 +35,8 @@ export interface GovernedCall<Body extends ProxiedBody> {
   hold: CostHold;
   /** Names the call's decisions and the ids of answers the gateway writes itself (the HTTP request id). */
   traceId: string;
+  /** The caller's headers (the session a format reads from `X-Parapet-Session`). */
+  headers: IncomingHttpHeaders;
 }
 
 /** One call as the flow takes it, from the HTTP route or from inside the gateway (evaluations). */
@@ -120,6 +122,17 @@ export interface WireAdapter<Body extends ProxiedBody> {
   governAnswer(answer: Record<string, unknown>, call: GovernedCall<Body>): Promise<CheckedPart[]>;
   /** A translator for one streamed answer. */
   openStream(call: GovernedCall<Body>, sink: StreamSink): StreamTranslator;
+  /**
+   * Optional: the conversational turn a whole answer completes (the last user text, the answer's
+   * text as the caller gets it), for escalation; null when the call names no session
+   * (`X-Parapet-Session` or the format's user field: a session derived from a hash is not named).
+   */
+  conversationTurn?(call: GovernedCall<Body>, answer: Record<string, unknown>): { userText: string | null; agentText: string | null } | null;
+}
+
+/** Where the proxy hands the turns of proxied chats (src/areas/escalation); never throws, logs its own errors. */
+export interface TurnSink {
+  record(turn: { session_id: string; agent: string; trace_id: string | null; user_text: string | null; agent_text: string | null; origin: 'proxy' }): void;
 }
 
 export interface FlowOptions {
@@ -133,6 +146,8 @@ export interface FlowOptions {
   runs: RunGovernor;
   /** request_budget_ms: the detector time all checks of one call share (spec 01 §8). */
   requestBudgetMs: number;
+  /** Records a whole answer's turn when the call names a session (issue 21); absent: nothing is recorded. Streams are not recorded. */
+  turns?: TurnSink;
 }
 
 const heldText = (field: ParapetField): string =>
@@ -229,7 +244,7 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
 
       const answer = await sendUpstream(options.upstream(), adapter.upstreamCall(body, headers, apiKey), input.signal);
       if (answer.status !== 200) return await finish({ kind: 'upstream-error', answer: await upstreamError(answer, adapter.name, adapter.keySetting) });
-      return await finish({ kind: 'answered', upstream: answer, call: { agent, sessionId, body, checks, requestParts, hold: admission.hold, traceId } });
+      return await finish({ kind: 'answered', upstream: answer, call: { agent, sessionId, body, checks, requestParts, hold: admission.hold, traceId, headers } });
     } finally {
       // A call that got no answer (refused by policy, upstream failure, an error) gives back the cost it reserved.
       await admission.hold.release();
@@ -256,9 +271,19 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
       return jsonAnswer(field.verdict, { ...refusal, id: answer.id ?? refusal.id, usage: answer.usage ?? refusal.usage });
     }
     const parts = await adapter.governAnswer(answer, call);
+    this.recordTurn(call, answer);
     // Null only when nothing was checked at all (no text either way, no tool).
     const field = parapetField([...call.requestParts, ...parts], true);
     return jsonAnswer(field?.verdict ?? 'allow', field === null ? answer : { ...answer, parapet: field });
+  }
+
+  /** Hands the turn to the escalation sink in the background: the answer never waits for it. */
+  private recordTurn(call: GovernedCall<Body>, answer: Record<string, unknown>): void {
+    const { turns } = this.options;
+    if (turns === undefined || this.adapter.conversationTurn === undefined) return;
+    const turn = this.adapter.conversationTurn(call, answer);
+    if (turn === null) return;
+    turns.record({ session_id: call.sessionId, agent: call.agent, trace_id: call.traceId, user_text: turn.userText, agent_text: turn.agentText, origin: 'proxy' });
   }
 
   /**

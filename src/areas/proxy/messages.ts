@@ -248,6 +248,17 @@ export class MessagesAdapter implements WireAdapter<MessagesBody> {
   openStream(call: GovernedCall<MessagesBody>, sink: StreamSink): StreamTranslator {
     return messagesStream(call, sink, this.holdbackChars);
   }
+
+  /** The last user message's text and the answer's text blocks, when the call names its session. */
+  conversationTurn(call: GovernedCall<MessagesBody>, answer: Record<string, unknown>): { userText: string | null; agentText: string | null } | null {
+    const header = call.headers['x-parapet-session'];
+    const user = call.body.metadata?.user_id;
+    if (!((typeof header === 'string' && header !== '') || (typeof user === 'string' && user !== ''))) return null;
+    const lastUser = call.body.messages.findLast((message) => message.role === 'user');
+    const userText = lastUser === undefined ? null : textSlots(lastUser, 'content').map(({ text }) => text).join('\n');
+    const blocks = Array.isArray(answer.content) ? (answer.content as unknown[]).filter(isTextBlock) : [];
+    return { userText, agentText: blocks.length === 0 ? null : blocks.map((block) => block.text).join('\n') };
+  }
 }
 
 const toolUses = (message: WireAnswer): WireBlock[] =>

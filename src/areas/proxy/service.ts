@@ -11,7 +11,7 @@ import type { Pipeline } from '../../engine/pipeline/decide.js';
 import type { ModelCaller } from '../eval/types.js';
 import type { RunGovernor } from '../usage/service.js';
 import { ChatCompletionsAdapter, type ChatBody } from './chat-completions.js';
-import { GovernedCallFlow, type WholeAnswer } from './flow.js';
+import { GovernedCallFlow, type TurnSink, type WholeAnswer } from './flow.js';
 import { MessagesAdapter, type MessagesBody } from './messages.js';
 import { ResponsesAdapter, type ResponsesWireBody } from './responses.js';
 import { ChatCompletionsBody, type ReliabilitySchema } from './schemas.js';
@@ -24,6 +24,8 @@ export interface ProxyServiceDeps {
   pipeline: Pipeline;
   /** Daily budgets, usage per agent and model in the database, loops of proposed tool calls. */
   runs: RunGovernor;
+  /** Records the turns of proxied chats that name a session (escalation, issue 21); absent: none recorded. */
+  turns?: TurnSink;
 }
 
 export type Reliability = Static<typeof ReliabilitySchema>;
@@ -42,7 +44,7 @@ export class ProxyService implements ModelCaller {
   readonly messages: GovernedCallFlow<MessagesBody>;
   private readonly holdbackChars: number;
 
-  constructor({ config, clock, pipeline, runs }: ProxyServiceDeps) {
+  constructor({ config, clock, pipeline, runs, turns }: ProxyServiceDeps) {
     this.upstreams = new Upstreams(
       {
         timeoutMs: config.upstream_timeout_ms,
@@ -56,7 +58,7 @@ export class ProxyService implements ModelCaller {
     // Made now, so that GET /api/reliability lists the upstreams before their first call.
     const openaiUpstream = this.upstreams.get('openai', config.upstream_openai_base_url);
     const anthropicUpstream = this.upstreams.get('anthropic', config.upstream_anthropic_base_url);
-    const shared = { pipeline, usage: this.usage, runs, requestBudgetMs: config.request_budget_ms };
+    const shared = { pipeline, usage: this.usage, runs, requestBudgetMs: config.request_budget_ms, ...(turns === undefined ? {} : { turns }) };
     const openai = { ...shared, upstream: () => openaiUpstream, apiKey: config.upstream_openai_api_key };
     this.chat = new GovernedCallFlow(new ChatCompletionsAdapter(this.holdbackChars), openai);
     this.responses = new GovernedCallFlow(new ResponsesAdapter(this.holdbackChars), openai);

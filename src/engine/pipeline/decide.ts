@@ -142,6 +142,14 @@ export interface ApprovalGate {
   use(input: { approvalId: string; agent: string; tool: string; argumentsDigest: string; decisionId: string }): Promise<{ ok: true } | { ok: false; why: string }>;
 }
 
+/**
+ * Open hand-offs to people (src/areas/escalation), held in memory: no I/O, this is the hot path.
+ * While an agent's session has an open enforce-mode hand-off, its output checks answer escalate.
+ */
+export interface HandoffDirectory {
+  openFor(agent: string, sessionId: string): { id: string; reason: string } | undefined;
+}
+
 export interface PipelineDeps {
   detectors: DetectorRegistry;
   policies: PolicyRegistry;
@@ -158,6 +166,8 @@ export interface PipelineDeps {
   observe?: (decision: Decision, surface: Surface, runs: readonly DetectorRun[], latencyMs: number) => void;
   /** Drops findings a guardrail suppression covers (src/feedback/filter.ts); absent: every finding is recorded. */
   suppressions?: { filter(findings: FindingUpsert[], context: { agent: string; contentSha256: string }): FindingUpsert[] };
+  /** Escalation hand-offs (issue 21); absent: output checks never escalate for a hand-off. */
+  handoffs?: HandoffDirectory;
 }
 
 /**
@@ -297,6 +307,20 @@ export class Pipeline {
         decisive = FAIL_CLOSED;
         mode = 'enforce';
       }
+    }
+
+    // An open enforce-mode hand-off of this session: the agent's answer goes to a person instead.
+    // Trials carry no session, so they never see one; a block stays a block.
+    const handoff = call.surface === 'output' && call.sessionId !== undefined ? this.deps.handoffs?.openFor(call.agent, call.sessionId) : undefined;
+    if (handoff !== undefined) {
+      const rule = handoffRule(handoff);
+      fired.push(rule);
+      if (verdict !== 'block') {
+        verdict = 'escalate';
+        decisive = rule;
+        mode = 'enforce';
+      }
+      if (effectiveVerdict !== 'block') effectiveVerdict = 'escalate';
     }
 
     const outcome = { verdict, effective: effectiveVerdict, decisive, mode };
@@ -567,7 +591,8 @@ export class Pipeline {
         registered: agent.registered,
         subject,
         decision,
-        fired,
+        // A hand-off is tracked by the escalation area, not as a containment finding.
+        fired: fired.filter((rule) => rule.rule_id !== HANDOFF_RULE_ID),
         runs,
         at,
         ...(contentTooLarge === undefined ? {} : { contentTooLarge }),
@@ -686,6 +711,20 @@ function stoppedRule(agent: AgentFacts, surface: Surface): FiredRule | null {
     return { rule_id: 'agent.quarantined', pack: 'agent-controls', effect: 'block', mode: 'enforce', message: 'The agent is quarantined: it may not call tools, write memory or message other agents until an admin resumes it.', detector_rule: false };
   }
   return null;
+}
+
+const HANDOFF_RULE_ID = 'escalation.handoff';
+
+/** The fired rule of an open enforce-mode hand-off: the application routes the user to a person. */
+function handoffRule(handoff: { id: string; reason: string }): FiredRule {
+  return {
+    rule_id: HANDOFF_RULE_ID,
+    pack: 'escalation',
+    effect: 'escalate',
+    mode: 'enforce',
+    message: `The conversation is handed off to a person (hand-off ${handoff.id}: ${handoff.reason}); route the user to them.`,
+    detector_rule: false,
+  };
 }
 
 /** Surfaces an agent's protections (words and topics to avoid) apply to: what it is told and what it says. */
