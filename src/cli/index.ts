@@ -12,6 +12,7 @@ import { registerJobsCommands } from './commands/jobs.js';
 import { registerPolicyCommands } from './commands/policy.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerWorkerCommand } from './commands/worker.js';
+import { registerWorkspaceCommands } from './commands/workspace.js';
 
 const program = new Command()
   .name('parapet')
@@ -33,6 +34,7 @@ registerWorkerCommand(program);
 registerFindingsCommands(program);
 registerPolicyCommands(program);
 registerEvalCommands(program);
+registerWorkspaceCommands(program);
 
 try {
   await program.parseAsync(process.argv);
