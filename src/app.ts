@@ -45,6 +45,8 @@ import { monitorRoutes } from './areas/monitors/routes.js';
 import { escalationRoutes } from './areas/escalation/routes.js';
 import { importRoutes } from './areas/import/routes.js';
 import { workspaceRoutes } from './areas/workspace/routes.js';
+import { playgroundRoutes } from './areas/playground/routes.js';
+import { waitlistRoutes } from './areas/waitlist/routes.js';
 import { probeRoutes } from './areas/probes/routes.js';
 import { publicRoutes } from './areas/public/routes.js';
 import { redteamRoutes } from './areas/redteam/routes.js';
@@ -174,6 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(escalationRoutes, { escalation: services.escalation });
   await app.register(importRoutes, { imports: services.imports });
   await app.register(workspaceRoutes, { workspace: services.workspace });
+  await app.register(playgroundRoutes, { playground: services.playground });
+  await app.register(waitlistRoutes, { waitlist: services.waitlist });
   await app.register(publicRoutes, { showcase: services.showcase, rateLimitPerMinute: config.showcase_rate_limit_per_minute });
   await app.register(onboardingRoutes, { onboarding: services.onboarding });
   await app.register(providerRoutes, { providers: services.providers });

@@ -67,6 +67,8 @@ import { EscalationService } from './areas/escalation/service.js';
 import { handoffNotice } from './areas/escalation/notice.js';
 import { ImportService } from './areas/import/service.js';
 import { WorkspaceService } from './areas/workspace/service.js';
+import { PlaygroundService } from './areas/playground/service.js';
+import { WaitlistService } from './areas/waitlist/service.js';
 import { ToolService } from './areas/tools/service.js';
 import { SpanService } from './areas/traces/spans/service.js';
 import { TraceService } from './areas/traces/service.js';
@@ -206,6 +208,10 @@ export interface Services {
   imports: ImportService;
   /** The whole workspace as code: export, plan, apply. */
   workspace: WorkspaceService;
+  /** The public sandbox: sessions isolated from the real deployment. */
+  playground: PlaygroundService;
+  /** The public waitlist. */
+  waitlist: WaitlistService;
   onboarding: OnboardingService;
   providers: ProvidersService;
   board: BoardService;
@@ -507,6 +513,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds, outbound } });
   const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
   const tokens = new TokenService(store, audit, resolver, clock);
+  const playground = new PlaygroundService({ config, clock });
   const imports = new ImportService({ store, audit, clock, policies, customRules, suites: evaluations.suites });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);
 
@@ -533,6 +540,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     imports,
     // The services a workspace applies through are built in this object: read them once it exists.
     workspace: new WorkspaceService({ store, audit, clock, targets: () => services }),
+    playground,
+    waitlist: new WaitlistService({ store, audit, clock }),
     credentials,
     health,
     versions,
@@ -592,6 +601,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       if (runJobs) worker.start();
       if (!sweeps) return;
       sweeping = true;
+      playground.start();
       showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
       const sync = setInterval(() => {
@@ -632,6 +642,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       for (const timer of timers.splice(0)) clearInterval(timer);
       // A showcase round in hand finishes before the store closes; a probe run stops before its next send.
       await showcase.stop();
+      await playground.close();
       probeTargets.close();
       // Stopped before the database closes: the job in hand finishes and is recorded first.
       await worker.stop();

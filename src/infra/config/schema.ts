@@ -244,6 +244,18 @@ export const ConfigSchema = Type.Object(
     showcase_enabled: Type.Boolean({ default: false, description: 'true or false: run the built-in demo agent, probe it on a schedule and serve the feed at GET /api/public/showcase' }),
     showcase_interval_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 600, description: 'seconds between probe rounds of the showcase demo agent' }),
     showcase_rate_limit_per_minute: Type.Integer({ minimum: 1, maximum: 10_000, default: 60, description: 'requests per minute one client address may make to GET /api/public/showcase' }),
+    redis_url: Type.Union([Type.String({ pattern: '^rediss?://' }), Type.Null()], {
+      default: null,
+      description: 'a redis:// URL: several gateway processes share rate limits (and, later, hot state) through it; null: each process keeps its own',
+    }),
+    rate_limit_public_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120, description: 'requests per minute one client address may make to the public routes (playground, waitlist); 0: no limit' }),
+    rate_limit_api_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'requests per minute one credential may make to /api/*; 0: no limit' }),
+    rate_limit_agent_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'requests per minute one credential may make to /v1/* (agent traffic); 0: no limit' }),
+    playground_enabled: Type.Boolean({ default: true, description: 'true or false: serve the public sandbox (/api/playground/sessions)' }),
+    playground_max_sessions: Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'live sandbox sessions at most (per gateway process)' }),
+    playground_session_ttl_minutes: Type.Integer({ minimum: 1, maximum: 1440, default: 30, description: 'minutes a sandbox session lives' }),
+    playground_max_calls_per_session: Type.Integer({ minimum: 1, maximum: 100_000, default: 200, description: 'chat and tool calls one sandbox session may make' }),
+    playground_upstream: Type.Boolean({ default: false, description: "true or false: sandbox chats are answered by the proxy's configured upstream model instead of the built-in demo agent" }),
     codehost_api_url: Type.String({
       pattern: '^https?://',
       default: 'https://api.github.com',

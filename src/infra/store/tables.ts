@@ -1119,6 +1119,19 @@ export interface EscalationHandoffsTable {
   breached: number;
 }
 
+/** The public waitlist (migration 2026-11-26-21-public; src/areas/waitlist). */
+export interface WaitlistEntriesTable {
+  id: string;
+  email_normalized: string;
+  email: string;
+  source: string | null;
+  company: string | null;
+  note: string | null;
+  signups: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface RiskAssessmentsTable {
   id: string;
   /** The agent's slug. */
@@ -1215,6 +1228,7 @@ export interface Database {
   escalation_turns: EscalationTurnsTable;
   escalation_policies: EscalationPoliciesTable;
   escalation_handoffs: EscalationHandoffsTable;
+  waitlist_entries: WaitlistEntriesTable;
   answerability_boundaries: AnswerabilityBoundariesTable;
   answerability_checks: AnswerabilityChecksTable;
 }

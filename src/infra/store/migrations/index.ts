@@ -20,6 +20,7 @@ import * as knowledge from './2026-11-26-17-knowledge.js';
 import * as entitlementRetrievals from './2026-11-26-18-entitlement-retrievals.js';
 import * as integrations from './2026-11-26-19-integrations.js';
 import * as escalation from './2026-11-26-20-escalation.js';
+import * as publicEndpoints from './2026-11-26-21-public.js';
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-foundation': foundation,
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-18-entitlement-retrievals': entitlementRetrievals,
   '2026-11-26-19-integrations': integrations,
   '2026-11-26-20-escalation': escalation,
+  '2026-11-26-21-public': publicEndpoints,
 };
 
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? 'none';
