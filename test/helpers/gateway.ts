@@ -66,6 +66,9 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
       database_url: databaseUrl,
       log_level: 'silent',
       admin_token: adminToken,
+      // Tests send hundreds of requests from one address to the public routes (the fuzz walkers);
+      // the rate-limit tests set the public budget themselves.
+      rate_limit_public_per_minute: 0,
       ...options.overrides,
     },
   });

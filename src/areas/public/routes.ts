@@ -1,8 +1,7 @@
 // GET /api/public/showcase (public: no credential, and a presented one is not looked at),
-// limited per client address with @fastify/rate-limit; over the limit a 429 problem with Retry-After.
-import rateLimit from '@fastify/rate-limit';
+// limited per client address by its own route limit (the gateway's rate-limit plugin,
+// src/infra/http/rate-limit.ts, applies it); over the limit a 429 problem with Retry-After.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Problem } from '../../infra/http/problems.js';
 import { ShowcaseFeedSchema } from './schemas.js';
 import type { ShowcaseService } from './service.js';
 
@@ -15,20 +14,10 @@ export interface PublicRouteOptions {
 const MINUTE_MS = 60_000;
 
 export const publicRoutes: FastifyPluginAsyncTypebox<PublicRouteOptions> = async (app, { showcase, rateLimitPerMinute }) => {
-  // Registered inside this plugin and not global: only the routes here that ask for a limit get one.
-  await app.register(rateLimit, {
-    global: false,
-    // request.ip follows the gateway's trust_proxy setting.
-    keyGenerator: (request) => request.ip,
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new Problem('rate-limited', `at most ${context.max} requests per minute from one address; retry in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
-    },
-  });
-
   app.get(
     '/api/public/showcase',
     {
+      // Its own bucket, apart from the other public routes' budget (rate_limit_public_per_minute).
       config: { access: 'public', rateLimit: { max: rateLimitPerMinute, timeWindow: MINUTE_MS } },
       schema: {
         tags: ['public'],
