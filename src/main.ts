@@ -1,6 +1,9 @@
 // Process entry: config → store (+ migrations) → bootstrap admin token → buildApp → listen.
-// SIGTERM and SIGINT drain in-flight requests, then close the database.
+// SIGTERM drains: GET /ready answers 503 at once (a load balancer stops sending here) while the
+// requests in flight finish, then the server stops listening, the recorder is flushed and the
+// database closed. SIGINT does the same without waiting before it stops listening.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './infra/config/load.js';
@@ -9,8 +12,12 @@ import { Store } from './infra/store/db.js';
 
 export interface Running {
   url: string;
-  stop(): Promise<void>;
+  /** Stops; with `drain`, GET /ready answers 503 and the listener stays open until the requests in flight are done. */
+  stop(options?: { drain?: boolean }): Promise<void>;
 }
+
+/** How often the drain looks at the requests in flight. */
+const DRAIN_POLL_MS = 20;
 
 export async function serve(config: Config): Promise<Running> {
   const store = Store.open({ databaseUrl: config.database_url, dataDir: config.data_dir });
@@ -20,10 +27,22 @@ export async function serve(config: Config): Promise<Running> {
   if (minted !== null) announceAdminToken(config, minted);
 
   app.log.info({ ms: Math.round(app.services.detectors.warmUp()) }, 'detectors warmed up');
+  // Requests being answered, counted where Node hands them over, so that the drain sees every route.
+  let inFlight = 0;
+  app.server.on('request', (_request, response: ServerResponse) => {
+    inFlight += 1;
+    response.once('close', () => (inFlight -= 1));
+  });
   const url = await app.listen({ port: config.port, host: config.host });
   let stopping: Promise<void> | undefined;
-  const stop = () =>
+  const stop = (options: { drain?: boolean } = {}) =>
     (stopping ??= (async () => {
+      if (options.drain === true) {
+        app.services.health.startDraining();
+        // Half the shutdown budget at most: closing (in-flight requests, the recorder's flush) needs the rest.
+        const until = Date.now() + config.shutdown_timeout_ms / 2;
+        while (inFlight > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      }
       await app.close();
       await store.close();
     })());
@@ -59,7 +78,7 @@ export async function runServer(): Promise<void> {
       process.exit(1);
     }, config.shutdown_timeout_ms);
     timer.unref();
-    running.stop().then(
+    running.stop({ drain: signal === 'SIGTERM' }).then(
       () => process.exit(0),
       (error: unknown) => {
         process.stderr.write(`shutdown after ${signal} failed: ${String(error)}\n`);

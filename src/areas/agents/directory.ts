@@ -1,8 +1,9 @@
 // The registry as the decision pipeline sees it: every agent with its grants, control state and
 // limits, and every registered tool, held in memory so that a check costs a map lookup. Every change to agents or grants
-// writes a new revision into `meta`; each process reads that one row every SYNC_MS and reloads
-// when it moved, so a kill or quarantine reaches every process sharing the database within about
-// a second. The process that made the change reloads at once.
+// writes a new revision into `meta`. The process that made the change reloads at once and announces
+// it on the change bus (topic `agents`), and every other process re-reads on that message
+// (`refresh`); each process also reads that one row every SYNC_MS and reloads when it moved, so a
+// kill or quarantine reaches every process sharing the database even while the bus is away.
 //
 // Agents seen in traffic are noted in memory and written in one batch per tick: an unknown name
 // becomes a `pending` agent an operator can approve, a known one gets its last-seen time and the
@@ -21,6 +22,7 @@ import {
   type ToolFacts,
 } from '../../engine/pipeline/agents.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { readJsonObject, readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
 import type { AgentRow, CapabilityRow } from '../../infra/store/tables.js';
 import { findSighting, insertSeenAgent, loadAgents, loadCapabilities, loadTools, readRevision, updateSighting } from './store.js';
@@ -91,15 +93,18 @@ export class RegistryDirectory implements AgentDirectory {
   private sightings = new Map<string, Sighting>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** Reads run one after another, so an older read never lands over a newer one. */
+  private loads: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly onError: (error: unknown) => void = () => undefined,
+    private readonly changes?: ChangePublisher,
   ) {}
 
   async start(): Promise<void> {
-    await this.reload();
+    await this.load();
     this.timer = setInterval(() => void this.tick(), SYNC_MS);
     this.timer.unref();
   }
@@ -131,10 +136,30 @@ export class RegistryDirectory implements AgentDirectory {
     if (seen.model !== undefined && sighting.models.size < 100) sighting.models.add(seen.model);
   }
 
-  /** Reads every agent and grant; called at start, when the revision moved, and after a local change. */
+  /** After a change made by this process committed: tells the other processes and reads every agent and grant. */
   async reload(): Promise<void> {
-    const [revision, agentRows, capabilityRows, toolRows] = await Promise.all([
-      readRevision(this.store.db),
+    // Announced first: the others read it back while this process does.
+    this.changes?.publish('agents');
+    await this.load();
+  }
+
+  /** Another process announced a change: reloads now (without writing sightings first, as a tick does). */
+  async refresh(): Promise<void> {
+    await this.load();
+  }
+
+  /** Reads every agent and grant, after any read in hand. */
+  private load(): Promise<void> {
+    const next = this.loads.then(() => this.read());
+    this.loads = next.catch(() => undefined);
+    return next;
+  }
+
+  private async read(): Promise<void> {
+    // The revision is read before the rows: rows newer than it only cost one more reload later,
+    // while a revision newer than the rows would hide the change until the next one.
+    const revision = await readRevision(this.store.db);
+    const [agentRows, capabilityRows, toolRows] = await Promise.all([
       loadAgents(this.store.db),
       loadCapabilities(this.store.db),
       loadTools(this.store.db),
@@ -167,7 +192,7 @@ export class RegistryDirectory implements AgentDirectory {
       try {
         await this.flushSightings();
         const revision = await readRevision(this.store.db);
-        if ((revision?.value ?? null) !== this.revision) await this.reload();
+        if ((revision?.value ?? null) !== this.revision) await this.load();
       } catch (error) {
         this.onError(error);
       } finally {

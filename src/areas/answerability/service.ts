@@ -8,6 +8,7 @@ import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { readJson, readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
 import type { AnswerabilityBoundaryRow } from '../../infra/store/tables.js';
 import type { AuditLog } from '../audit/log.js';
@@ -26,6 +27,8 @@ export interface AnswerabilityServiceDeps {
   recorder: Recorder;
   /** The input detector this service feeds with the boundaries. */
   detector: AnswerabilityDetector;
+  /** Tells the other gateway processes sharing the database that a boundary changed. */
+  changes?: ChangePublisher;
 }
 
 export interface CheckAnswer {
@@ -93,6 +96,7 @@ export class AnswerabilityService {
     });
     this.changes++;
     detector.set(boundary, await this.freshness(boundary.systems_of_record));
+    this.deps.changes?.publish('answerability');
     return { created, boundary };
   }
 

@@ -8,6 +8,7 @@ import { notFound, problem, type FieldError } from '../../infra/http/problems.js
 import type { Clock } from '../../infra/lib/clock.js';
 import type { Mode, Pack } from '../../engine/policy/schema.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { compileBusinessText, definitionKey } from './grammar.js';
 import { businessPolicyRule, businessRuleId, businessRulesPack, type BusinessRuleEntry } from './pack.js';
 import type { BusinessDefinition, BusinessRule, CompileResult, ListBusinessRulesQuery, SaveBusinessRuleBody } from './schemas.js';
@@ -19,7 +20,8 @@ export interface BusinessRuleServiceDeps {
   audit: AuditLog;
   clock: Clock;
   /** Called with the new pack whenever the rules this process enforces change. */
-  onChange?: (pack: Pack) => void;
+  onChange?: (pack: Pack) => void;  /** Tells the other gateway processes sharing the database that the rules changed. */
+  changes?: ChangePublisher;
 }
 
 const NUMERIC_OPS = new Set(['gt', 'gte', 'lt', 'lte']);
@@ -97,6 +99,7 @@ export class BusinessRuleService {
       return next;
     });
     await this.sync();
+    this.deps.changes?.publish('rules');
     return this.toWire(row);
   }
 
@@ -114,6 +117,7 @@ export class BusinessRuleService {
       return next;
     });
     await this.sync();
+    this.deps.changes?.publish('rules');
     return this.toWire(row);
   }
 

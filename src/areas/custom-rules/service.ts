@@ -8,6 +8,7 @@ import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import type { Pack } from '../../engine/policy/schema.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { checkDefinition, toDefinition } from './definition.js';
 import type { CustomRulesDetector } from './detector.js';
 import { callerMessage, entityOf, ruleIdOf, type CustomRuleDefinition } from './matcher.js';
@@ -28,7 +29,8 @@ export interface CustomRuleServiceDeps {
   /** Called with the new pack whenever the rule set this process enforces changes. */
   onChange?: (pack: Pack) => void;
   /** Stored rules that no longer compile (they are left out of enforcement). */
-  onSkipped?: (skipped: Array<{ key: string; reason: string }>) => void;
+  onSkipped?: (skipped: Array<{ key: string; reason: string }>) => void;  /** Tells the other gateway processes sharing the database that the rules changed. */
+  changes?: ChangePublisher;
 }
 
 export class CustomRuleService {
@@ -93,6 +95,7 @@ export class CustomRuleService {
       return next;
     });
     await this.sync();
+    this.deps.changes?.publish('rules');
     return { ...this.toWire(row), warnings };
   }
 
@@ -105,6 +108,7 @@ export class CustomRuleService {
       return existing;
     });
     await this.sync();
+    this.deps.changes?.publish('rules');
     return this.toWire(row);
   }
 

@@ -1,28 +1,35 @@
 // GET /api/detectors and POST /api/detectors/{key}: which detectors exist, run and why not.
-// Operator switches are stored in the database (audited) and every process reads them back within
-// a second, so several gateway processes agree on the enabled set.
+// Operator switches are stored in the database (audited) and announced on the change bus; every
+// process reads them back on that message and, as a fallback, every few seconds, so several
+// gateway processes agree on the enabled set.
 import { actorOf, type Principal } from '../../infra/auth/principal.js';
 import type { AuditLog } from '../audit/log.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import type { DetectorRegistry } from '../../engine/detectors/registry.js';
 import type { DetectorView } from './schemas.js';
 import { listDetectorSettings, upsertDetectorSetting } from './store.js';
 
 export class DetectorService {
+  /** Whether warmUp() ran (main.ts runs it before listening); readiness waits for it. */
+  warmedUp = false;
+
   constructor(
     private readonly registry: DetectorRegistry,
     private readonly configured: readonly string[],
     private readonly store: Store,
     private readonly audit: AuditLog,
     private readonly clock: Clock,
+    private readonly changes?: ChangePublisher,
   ) {}
 
   /** Lets every enabled detector compile its patterns before traffic arrives; returns the milliseconds spent. */
   warmUp(): number {
     const started = performance.now();
     for (const detector of this.registry.detectors) if (this.registry.isEnabled(detector.key)) detector.warmUp?.();
+    this.warmedUp = true;
     return performance.now() - started;
   }
 
@@ -68,6 +75,7 @@ export class DetectorService {
       await append({ actor: actorOf(caller), action: 'detector.switch', target: key, detail: { enabled, reason: reason ?? null } });
     });
     this.registry.setEnabled(key, enabled);
+    this.changes?.publish('detectors');
     return this.list().find((view) => view.key === key) as DetectorView;
   }
 

@@ -12,6 +12,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import { storableText, storableValue } from '../../infra/lib/storable-text.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { readJsonStrings, writeJson } from '../../infra/store/json-columns.js';
 import type { EntitlementGrantRow, EntitlementPrincipalRow, EntitlementWithholdingRow } from '../../infra/store/tables.js';
 import type { AuditLog } from '../audit/log.js';
@@ -32,6 +33,8 @@ export interface EntitlementServiceDeps {
   audit: AuditLog;
   clock: Clock;
   recorder: Recorder;
+  /** Tells the other gateway processes sharing the database that principals or grants changed. */
+  changes?: ChangePublisher;
 }
 
 interface Snapshot {
@@ -90,6 +93,7 @@ export class EntitlementService {
       return { existing, stored };
     });
     await this.reload();
+    this.deps.changes?.publish('entitlement');
     return { created: row.existing === undefined, principal: principalToWire(row.stored) };
   }
 
@@ -132,6 +136,7 @@ export class EntitlementService {
       await append({ actor, action: 'entitlement.grant.create', target: row.id, detail: { resource: row.resource, principal: row.principal, principal_kind: kind, classes: wire.classes, purposes: wire.purposes, residency: row.residency } });
     });
     await this.reload();
+    this.deps.changes?.publish('entitlement');
     this.raiseWildcard(row);
     return wire;
   }

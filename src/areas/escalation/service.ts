@@ -18,6 +18,7 @@ import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import { storableText, storableValue } from '../../infra/lib/storable-text.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { readJson, writeJson } from '../../infra/store/json-columns.js';
 import type { AuditLog } from '../audit/log.js';
 import { CONDITION_NAMES, DEFAULT_CONDITIONS, evaluateTurn, parseConditions, type ConditionName, type ConditionSettings, type TurnFacts } from './conditions.js';
@@ -51,6 +52,8 @@ export interface EscalationServiceDeps {
   onError?: (error: unknown) => void;
   /** Announces a new hand-off to people (chat alerts where configured); must not throw. */
   announce?: (handoff: HandoffRow) => Promise<void>;
+  /** Tells the other gateway processes sharing the database that the open enforce-mode hand-offs changed. */
+  changes?: ChangePublisher;
 }
 
 /** The built-in default policy, used while none is stored for the agent or `*` (README "Policy"). */
@@ -179,6 +182,7 @@ export class EscalationService implements HandoffDirectory {
     this.active.set(key, value);
     this.syncing?.added.set(key, value);
     this.syncing?.removed.delete(key);
+    this.deps.changes?.publish('escalation');
   }
 
   private forget(row: HandoffRow): void {
@@ -186,6 +190,7 @@ export class EscalationService implements HandoffDirectory {
     if (this.active.get(key)?.id === row.id) this.active.delete(key);
     this.syncing?.added.delete(key);
     this.syncing?.removed.add(key);
+    this.deps.changes?.publish('escalation');
   }
 
   // ---------------------------------------------------------------------------------------------

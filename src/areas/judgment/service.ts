@@ -5,6 +5,7 @@
 import { actorOf, type Principal } from '../../infra/auth/principal.js';
 import { problem, type FieldError } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import type { Store } from '../../infra/store/db.js';
 import type { JudgmentPostureTable } from '../../infra/store/tables.js';
 import {
@@ -57,6 +58,8 @@ export interface JudgmentServiceDeps {
   configuredTiers: readonly string[];
   /** Called after the posture in memory changed (the detector lists are rebuilt). */
   onChange?: () => void;
+  /** Tells the other gateway processes sharing the database that the posture changed. */
+  changes?: ChangePublisher;
 }
 
 export class JudgmentService {
@@ -150,6 +153,7 @@ export class JudgmentService {
       await append({ actor, action: 'judgment.posture', target: POSTURE_AUDIT_TARGET, detail: { before, after, reason, confirm_egress: confirmed } });
     });
     this.apply(next);
+    this.deps.changes?.publish('judgment');
     return this.view();
   }
 

@@ -6,6 +6,7 @@ import type { AgentDirectory } from '../../engine/pipeline/agents.js';
 import type { PolicyRegistry } from '../../engine/policy/registry.js';
 import type { Pack } from '../../engine/policy/schema.js';
 import type { Store } from '../../infra/store/db.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import { CanaryService } from './canary.js';
 import { LibraryService } from './library.js';
 import { ProposalService } from './proposals.js';
@@ -29,6 +30,7 @@ export function createPolicyServices(deps: {
   directory: AgentDirectory;
   shipped: readonly Pack[];
   knownEntities: () => readonly string[];
+  changes?: ChangePublisher;
 }): PolicyServices {
   const { registry, store, audit, clock, directory } = deps;
   const simulator = new Simulator(store, registry, directory, () => clock.now());
@@ -36,12 +38,12 @@ export function createPolicyServices(deps: {
   const policies = new PolicyService({ ...deps, simulator, proposals });
   const canaries = new CanaryService(store, audit, clock, {
     makeLive: (trx, key, version, at) => policies.makeLive(trx, key, version, at),
-    sync: () => policies.sync(),
+    sync: () => policies.changed(),
     proposalFor: (key, version) => proposals.forVersion(key, version),
   });
   proposals.bind({
     makeLive: (trx, key, version, at) => policies.makeLive(trx, key, version, at),
-    sync: () => policies.sync(),
+    sync: () => policies.changed(),
     stopCanary: (trx, key, at, why) => canaries.stop(trx, key, at, why),
   });
   return {
@@ -49,6 +51,6 @@ export function createPolicyServices(deps: {
     proposals,
     canaries,
     simulations: new SimulationService(simulator, policies, audit, clock),
-    library: new LibraryService(store, audit, clock, () => policies.sync()),
+    library: new LibraryService(store, audit, clock, () => policies.changed()),
   };
 }

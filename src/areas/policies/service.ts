@@ -17,6 +17,7 @@ import { PackInvalid, parsePack } from '../../engine/policy/parse.js';
 import type { BoundPolicy, Compose, PolicyLevel, PolicyRegistry } from '../../engine/policy/registry.js';
 import { factsToRegoInput, toRego } from '../../engine/policy/rego.js';
 import type { Mode, Pack, Rule } from '../../engine/policy/schema.js';
+import type { ChangePublisher } from '../../infra/store/notify.js';
 import type { Store } from '../../infra/store/db.js';
 import type { ProposalDetail, ProposalService } from './proposals.js';
 import type { SetModeBody, RuleChangeBody, UpsertBody } from './schemas.js';
@@ -49,6 +50,8 @@ export interface PolicyServiceDeps {
   knownEntities: () => readonly string[];
   /** Rule sources outside policy text (custom and business rules), synced with the policies. */
   extraSources?: Array<() => Promise<void>>;
+  /** Tells the other gateway processes sharing the database that the live policies changed. */
+  changes?: ChangePublisher;
 }
 
 export interface PolicySummary {
@@ -135,6 +138,12 @@ export class PolicyService {
   async sync(): Promise<void> {
     await this.policyStore.reload(this.deps.registry);
     for (const source of this.deps.extraSources ?? []) await source();
+  }
+
+  /** After a change this process committed: tells the other processes and reads the policies back. */
+  async changed(): Promise<void> {
+    this.deps.changes?.publish('policies');
+    await this.sync();
   }
 
   async list(agent?: string): Promise<PolicySummary[]> {
@@ -263,7 +272,7 @@ export class PolicyService {
         detail: { from: { mode: row.mode, version: row.live_version, level: row.level, scope_id: row.scope_id, compose: row.compose }, to: { mode: body.mode, version: version?.version ?? row.live_version, level, scope_id: scopeId, compose } },
       });
     });
-    await this.sync();
+    await this.changed();
     return (await this.list()).find((summary) => summary.key === key) as PolicySummary;
   }
 

@@ -1,11 +1,12 @@
-// Platform routes: GET /, /health, /api/health, /api/me, /api/version, /metrics.
+// Platform routes: GET /, /health, /ready, /api/health, /api/me, /api/version, /metrics.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import { Type } from 'typebox';
 import type { Principal } from '../../infra/auth/principal.js';
 import { DOCS_PREFIX } from '../../infra/http/docs.js';
+import { problem } from '../../infra/http/problems.js';
 import type { CheckResult, HealthRegistry } from './health.js';
-import { HealthOrLivenessSchema, HealthSchema, MeSchema, RootSchema, VersionSchema, type Health, type Me } from './schemas.js';
+import { HealthOrLivenessSchema, HealthSchema, MeSchema, ReadySchema, RootSchema, VersionSchema, type Health, type Me } from './schemas.js';
 import { GATEWAY_VERSION, type VersionRegistry } from './version.js';
 
 export interface SystemRoutesOptions {
@@ -72,6 +73,30 @@ export const systemRoutes: FastifyPluginAsyncTypebox<SystemRoutesOptions> = asyn
       const recent = health.recentDatabase();
       if (recent !== undefined) answer(recent);
       else void health.database().then(answer);
+    },
+  );
+
+  // Not in the spec: what a load balancer or orchestrator asks before sending traffic here (README).
+  // Never rate-limited: a refused probe would take a healthy replica out of rotation.
+  app.get(
+    '/ready',
+    {
+      config: { access: 'public', rateLimit: false },
+      schema: {
+        tags,
+        summary: 'Readiness for a load balancer: 200 when this process should get traffic, else a 503 problem naming the failing checks',
+        response: { 200: ReadySchema },
+      },
+    },
+    async () => {
+      const { ready, checks } = await health.readiness();
+      if (ready) return { status: 'ready' as const, checks };
+      const failed = checks.filter((check) => check.status === 'down');
+      throw problem(
+        'unavailable',
+        `not ready: ${failed.map((check) => check.name).join(', ')}`,
+        failed.map((check) => ({ field: `/checks/${check.name}`, message: check.detail })),
+      );
     },
   );
 

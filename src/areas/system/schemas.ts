@@ -1,4 +1,4 @@
-// Wire shapes of the platform routes: /, /health, /api/health, /api/me, /api/version.
+// Wire shapes of the platform routes: /, /health, /ready, /api/health, /api/me, /api/version.
 import { Type, type Static } from 'typebox';
 import { Nullable, NullableTimestamp, StringEnum } from '../../infra/http/schemas.js';
 import { TokenRole } from '../tokens/schemas.js';
@@ -41,6 +41,18 @@ export const HealthOrLivenessSchema = Type.Object(
   },
   { description: 'liveness ({"status"}) without a credential; with one, the GET /api/health payload' },
 );
+
+/** GET /ready when every readiness check passes; otherwise a 503 problem names the failing ones. */
+export const ReadySchema = Type.Object({
+  status: Type.Literal('ready'),
+  checks: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'database, migrations, detectors, change_bus (PostgreSQL), redis (when configured), draining' }),
+      status: Status,
+      detail: Type.String(),
+    }),
+  ),
+});
 
 export const MeSchema = Type.Object({
   kind: StringEnum(['operator', 'traffic', 'agent']),

@@ -1,6 +1,8 @@
 // Turns a raw credential into a Principal. Hot path: a verified credential is kept in memory for
-// `auth_cache_ms` (at most 2 s), so a revocation made by another process sharing the database
-// takes effect within that time; the process that revokes forgets the credential at once.
+// `auth_cache_ms` (at most 2 s). The process that revokes forgets the credential at once and
+// announces it on the change bus (topic `credentials`, with the secret's digest), and the other
+// processes forget it on that message; without the bus a revocation still takes effect everywhere
+// within `auth_cache_ms`.
 // The cache is keyed by the presented value, so a hit costs no digest; a sweep drops entries
 // soon after they lapse, so presented values do not linger in memory. Last-use times are
 // collected in memory and written in one batch.
@@ -8,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../lib/clock.js';
 import { SECRET_PREFIX, digestSecret } from '../lib/secrets.js';
 import type { Store } from '../store/db.js';
+import type { ChangePublisher } from '../store/notify.js';
 import type { Principal } from './principal.js';
 import { findActiveAgentCredentialByHash, findActiveTokenByHash, markAgentCredentialsUsed, markTokensUsed } from './store.js';
 
@@ -35,6 +38,7 @@ export class CredentialResolver {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly cacheMs: number,
+    private readonly changes?: ChangePublisher,
   ) {
     this.timers = [
       setInterval(() => void this.flushUsage().catch(() => undefined), USAGE_FLUSH_MS),
@@ -79,12 +83,24 @@ export class CredentialResolver {
     return principal;
   }
 
-  /** Drops a credential from this process's cache, so that its revocation applies at once here. */
+  /** After a revocation committed: drops the credential here at once and tells the other processes. */
   forget(secretHash: string): void {
+    this.evict(secretHash);
+    this.changes?.publish('credentials', secretHash);
+  }
+
+  /** Drops a credential from this process's cache (another process revoked it). */
+  evict(secretHash: string): void {
     const raw = this.rawByHash.get(secretHash);
     if (raw === undefined) return;
     this.cache.delete(raw);
     this.rawByHash.delete(secretHash);
+  }
+
+  /** Drops every cached credential: revocations may have been missed. */
+  evictAll(): void {
+    this.cache.clear();
+    this.rawByHash.clear();
   }
 
   async close(): Promise<void> {
