@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { destination, pino } from 'pino';
 import { messageRoutes } from './areas/agent-messages/routes.js';
 import { agentRoutes } from './areas/agents/routes.js';
@@ -70,7 +70,9 @@ import { edgePlugin } from './infra/http/edge.js';
 import { clientErrorHandler, errorsPlugin, frameworkError } from './infra/http/errors.js';
 import { jsonBodyPlugin } from './infra/http/json-body.js';
 import { openApiPlugin } from './infra/http/openapi.js';
+import { rateLimitPlugin } from './infra/http/rate-limit.js';
 import { createValidatorCompiler } from './infra/http/validation.js';
+import { createRedis } from './infra/redis.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 
 export type { Services } from './services.js';
@@ -107,6 +109,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onClose', async () => services.close());
+  // One Redis connection for what several gateway processes share (today the rate limits).
+  const redis = config.redis_url === null ? null : createRedis(config.redis_url, log);
+  if (redis !== null) app.addHook('onClose', async () => redis.close());
+  // A load balancer sends no traffic to a process that cannot reach the Redis it is configured with.
+  if (redis !== null) services.health.addReadiness('redis', async () => `${await redis.client.ping()} from ${redis.target}`);
   app.setValidatorCompiler(createValidatorCompiler());
   // Only JSON bodies are accepted; anything else is a 415 rather than a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -120,6 +127,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logRequests: config.log_requests,
     slowRequestMs: config.slow_request_ms,
   });
+  // Before any route: it classifies each route as it is registered.
+  await app.register(rateLimitPlugin, {
+    perMinute: { public: config.rate_limit_public_per_minute, api: config.rate_limit_api_per_minute, agent: config.rate_limit_agent_per_minute },
+    credentialOf: credentialName,
+    redis,
+  });
   await app.register(openApiPlugin, { version: GATEWAY_VERSION });
 
   const { pipeline, reports, clock } = services;
@@ -132,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   await app.register(tokenRoutes, { tokens: services.tokens, credentials: services.credentials });
   await app.register(credentialRoutes, { credentials: services.credentials });
-  await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory });
+  await app.register(guardRoutes, { pipeline, messages: services.messages, memory: services.memory, tracer: services.tracer });
   await app.register(proxyRoutes, { proxy: services.proxy });
   await app.register(usageRoutes, { clock, runs: services.runs, reports });
   await app.register(agentRoutes, { agents: services.agents });
@@ -188,6 +201,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   services.start({ runJobs: config.jobs_in_process, sweeps: true });
   return Object.assign(app as unknown as FastifyInstance, { services });
+}
+
+/** The credential a request was authenticated with, by its id (rate limits count per credential). */
+function credentialName({ principal }: FastifyRequest): string | null {
+  if (principal === null) return null;
+  return principal.kind === 'agent' ? `agent:${principal.credentialId}` : `${principal.kind}:${principal.tokenId}`;
 }
 
 const LOG_FLUSH_MS = 250;

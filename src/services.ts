@@ -2,6 +2,8 @@
 // the server (src/app.ts), `parapet worker` and the tests. It opens nothing but what the services
 // themselves hold (the store is passed in) and starts no timer until start() is called.
 import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { RegistryDirectory } from './areas/agents/directory.js';
@@ -54,7 +56,7 @@ import { BoardService } from './areas/board/service.js';
 import { CoverageService, loadThreats } from './areas/coverage/service.js';
 import { loadObligations, ObligationsService } from './areas/obligations/service.js';
 import { RuleExampleService } from './areas/rules/service.js';
-import { HealthRegistry } from './areas/system/health.js';
+import { HealthRegistry, migrationsProbe } from './areas/system/health.js';
 import { GATEWAY_VERSION, VersionRegistry } from './areas/system/version.js';
 import { TokenService } from './areas/tokens/service.js';
 import { ChatAlertService } from './areas/alerts/service.js';
@@ -67,6 +69,7 @@ import { EscalationService } from './areas/escalation/service.js';
 import { handoffNotice } from './areas/escalation/notice.js';
 import { ImportService } from './areas/import/service.js';
 import { WorkspaceService } from './areas/workspace/service.js';
+import type { SandboxCore } from './areas/playground/sandbox.js';
 import { PlaygroundService } from './areas/playground/service.js';
 import { WaitlistService } from './areas/waitlist/service.js';
 import { ToolService } from './areas/tools/service.js';
@@ -99,7 +102,9 @@ import { Worker, type WorkerEvent } from './infra/jobs/worker.js';
 import { systemClock, type Clock } from './infra/lib/clock.js';
 import { packagePath } from './infra/lib/package-root.js';
 import { Sealer } from './infra/lib/sealed.js';
-import type { Store } from './infra/store/db.js';
+import { createTracer, type GatewayTracer } from './infra/tracing.js';
+import { Store } from './infra/store/db.js';
+import { ChangeBus } from './infra/store/notify.js';
 import { ReportReader } from './infra/store/reader.js';
 import { REPORT_JOBS_MODULE, type REPORT_JOBS } from './report-jobs.js';
 
@@ -126,6 +131,8 @@ export interface Services {
   clock: Clock;
   log: FastifyBaseLogger;
   metrics: HttpMetrics;
+  /** Self-tracing: the OTLP exporter when otel_traces_endpoint is set, else off (no spans at all). */
+  tracer: GatewayTracer;
   audit: AuditLog;
   auditCheckpoints: AuditCheckpoints;
   auditService: AuditService;
@@ -134,6 +141,8 @@ export interface Services {
   credentials: CredentialService;
   health: HealthRegistry;
   versions: VersionRegistry;
+  /** Announces changes to the other processes sharing the database and applies theirs as they happen. */
+  changes: ChangeBus;
   /** The newest migration the database had when the services were built. */
   schemaMigration: string;
   detectorRegistry: DetectorRegistry;
@@ -226,6 +235,8 @@ export interface Services {
 
 /** How often a process reads back the detector switches and pack modes other processes stored. */
 const STATE_SYNC_MS = 1000;
+/** With the change bus listening across processes, changes arrive as they happen: the read is a fallback every this many ticks. */
+const STATE_SYNC_TICKS_WITH_BUS = 5;
 /** How often orphaned and stale identities are looked for. */
 const IDENTITY_SWEEP_MS = 3_600_000;
 /** How often a process checks whether the daily control computation is due. */
@@ -243,7 +254,9 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const { config, store, log, clock = systemClock } = deps;
   const schemaMigration = await store.latestMigration();
   const audit = new AuditLog(store, clock);
-  const resolver = new CredentialResolver(store, clock, config.auth_cache_ms);
+  // Opens nothing yet: on PostgreSQL its listening connection is made by start().
+  const changes = ChangeBus.open(store, { onError: (error, what) => log.warn({ err: error }, `change bus: ${what} failed`) });
+  const resolver = new CredentialResolver(store, clock, config.auth_cache_ms, changes);
   // Operators' custom rules run as one more detector, enabled always: with no rule it serves no surface.
   const customRulesDetector = new CustomRulesDetector();
   // Answerability boundaries are checked by one more always-enabled detector; without a boundary it finds nothing.
@@ -272,11 +285,12 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   }
   const policyRegistry = new PolicyRegistry(SHIPPED_PACKS);
   const metrics = new HttpMetrics();
+  const tracer = createTracer(config, { onExportError: (error) => log.warn({ err: error }, 'exporting trace spans failed') });
   const decisionMetrics = new DecisionMetrics(metrics.registry);
   const recordingFailed = (error: unknown) => log.error({ err: error }, 'recording decisions failed');
   const writeFailed = (error: unknown) => log.error({ err: error }, 'recording agent messages or memory entries failed');
   const recorder = new Recorder(store, { registry: metrics.registry, onError: recordingFailed });
-  const directory = new RegistryDirectory(store, clock, recordingFailed);
+  const directory = new RegistryDirectory(store, clock, recordingFailed, changes);
   await directory.start();
   const agentDirectory = deps.agents ?? directory;
   // SQL action analysis needs the optional parser; without it SQL arguments fail closed.
@@ -299,6 +313,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     announce: async (handoff) => {
       await alerts.announce(`handoff:${handoff.id}`, handoffNotice(handoff)).catch((error: unknown) => log.warn({ err: error }, 'announcing a hand-off failed'));
     },
+    changes,
   });
   await escalation.sync();
   const pipeline = new Pipeline({
@@ -346,6 +361,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     directory,
     shipped: SHIPPED_PACKS.map((text) => parsePack(text)),
     knownEntities: () => detectorRegistry.detectors.flatMap((detector) => detector.entityTypes),
+    changes,
   });
   const policies = policyServices.policies;
   const auditCheckpoints = new AuditCheckpoints(store, audit, sealer, clock);
@@ -386,8 +402,9 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       if (detectorRegistry.isEnabled(CUSTOM_RULES_DETECTOR_KEY)) detectorRegistry.setEnabled(CUSTOM_RULES_DETECTOR_KEY, true);
     },
     onSkipped: (skipped) => log.warn({ skipped }, 'custom rules that no longer compile are not enforced'),
+    changes,
   });
-  const businessRules = new BusinessRuleService({ store, audit, clock, onChange: (pack) => policyRegistry.setExtraPack('business-rules', pack) });
+  const businessRules = new BusinessRuleService({ store, audit, clock, onChange: (pack) => policyRegistry.setExtraPack('business-rules', pack), changes });
   const messages = new AgentMessageService(store, signingKeys, clock, { maxSkewSeconds: config.message_max_skew_seconds, onError: writeFailed });
   const memory = new MemoryService(store, audit, clock, { unverifiedTtlSeconds: config.memory_unverified_ttl_seconds, onError: writeFailed });
   const mcp = new McpService({
@@ -409,7 +426,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     timeoutMs: config.report_timeout_ms,
     threads: config.report_threads,
   });
-  const detectors = new DetectorService(detectorRegistry, detectorKeys, store, audit, clock);
+  const detectors = new DetectorService(detectorRegistry, detectorKeys, store, audit, clock, changes);
   const judgment = new JudgmentService({
     store,
     audit,
@@ -420,8 +437,21 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     onChange: () => {
       for (const key of ownJudgment.keys()) if (detectorRegistry.isEnabled(key)) detectorRegistry.setEnabled(key, true);
     },
+    changes,
   });
   const health = new HealthRegistry(store);
+  health.addReadiness('migrations', migrationsProbe(store));
+  health.addReadiness('detectors', () => {
+    if (!detectors.warmedUp) throw new Error('not warmed up yet');
+    return `${detectorRegistry.enabledKeys().length} enabled, warmed up`;
+  });
+  if (store.dialect === 'postgres') {
+    health.addReadiness('change_bus', () => {
+      const status = changes.status();
+      if (!status.connected) throw new Error("not listening for changes: other processes' changes arrive by polling until it reconnects");
+      return `listening on PostgreSQL (backend ${status.listenerPid})`;
+    });
+  }
   const versions = new VersionRegistry();
 
   await detectors.sync();
@@ -463,10 +493,10 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     prices: config.model_prices,
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
   });
-  const proxy = new ProxyService({ config, clock, pipeline, runs, turns: escalation });
-  const entitlement = new EntitlementService({ store, audit, clock, recorder });
+  const proxy = new ProxyService({ config, clock, pipeline, runs, turns: escalation, tracer });
+  const entitlement = new EntitlementService({ store, audit, clock, recorder, changes });
   await entitlement.sync();
-  const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector });
+  const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector, changes });
   await answerability.sync();
   const probeLibrary = loadProbeLibrary();
   const probeTargets = new ProbeTargetService({
@@ -513,7 +543,12 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const monitors = new MonitorService({ store, audit, clock, queue, recorder, mcp, codehost, hostedApi, settings: { minIntervalSeconds: config.monitor_min_interval_seconds, outbound } });
   const discovery = new DiscoveryService({ store, audit, clock, recorder, codehost });
   const tokens = new TokenService(store, audit, resolver, clock);
-  const playground = new PlaygroundService({ config, clock });
+  const playground = new PlaygroundService({
+    config,
+    clock,
+    openSandbox: () => buildSandboxCore({ config, log, clock }),
+    onError: (error) => log.warn({ err: error }, 'closing a playground sandbox failed'),
+  });
   const imports = new ImportService({ store, audit, clock, policies, customRules, suites: evaluations.suites });
   registerJobHandlers(worker, [evidence.jobHandlers(), compliance.jobHandlers(), evaluations.jobHandlers(), probeTargets.jobHandlers(), codehost.jobHandlers(), alerts.jobHandlers(), monitors.jobHandlers()]);
 
@@ -525,6 +560,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     clock,
     log,
     metrics,
+    tracer,
     audit,
     auditCheckpoints,
     auditService,
@@ -545,6 +581,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     credentials,
     health,
     versions,
+    changes,
     schemaMigration,
     detectorRegistry,
     policyRegistry,
@@ -558,7 +595,15 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     businessRules,
     ruleExamples: new RuleExampleService({ store, audit, clock, livePack: (key) => policyRegistry.pack(key) }),
     suppressions,
-    feedback: new FeedbackService({ store, audit, clock, onSuppressionsChanged: () => suppressions.sync() }),
+    feedback: new FeedbackService({
+      store,
+      audit,
+      clock,
+      onSuppressionsChanged: async () => {
+        await suppressions.sync();
+        changes.publish('suppressions');
+      },
+    }),
     sealer,
     signingKeys,
     messages,
@@ -604,7 +649,27 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       playground.start();
       showcase.start();
       retention.start((error) => log.warn({ err: error }, 'retention sweep failed'));
+      // Another process's change is read back as soon as it is announced; the periodic read below stays as the fallback.
+      changes.subscribe({
+        agents: () => directory.refresh(),
+        credentials: (hashes) => (hashes === null ? resolver.evictAll() : hashes.forEach((hash) => resolver.evict(hash))),
+        policies: () => policies.sync(),
+        detectors: () => detectors.sync(),
+        judgment: () => judgment.sync(),
+        rules: async () => {
+          await customRules.sync();
+          await businessRules.sync();
+        },
+        suppressions: () => suppressions.sync(),
+        answerability: () => answerability.sync(),
+        entitlement: () => entitlement.sync(),
+        escalation: () => escalation.sync(),
+      });
+      void changes.start();
+      let syncTicks = 0;
       const sync = setInterval(() => {
+        syncTicks += 1;
+        if (changes.status().kind === 'postgres' && changes.connected() && syncTicks % STATE_SYNC_TICKS_WITH_BUS !== 0) return;
         Promise.all([escalation.sync(), detectors.sync(), judgment.sync(), policies.sync(), suppressions.sync(), customRules.sync(), businessRules.sync(), answerability.sync(), entitlement.sync()]).catch((error: unknown) =>
           log.warn({ err: error }, 'reading detector switches, policies, rules and suppressions failed'),
         );
@@ -640,6 +705,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     },
     async close() {
       for (const timer of timers.splice(0)) clearInterval(timer);
+      await changes.close();
       // A showcase round in hand finishes before the store closes; a probe run stops before its next send.
       await showcase.stop();
       await playground.close();
@@ -653,9 +719,66 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       await entitlement.flushUsage().catch((error: unknown) => log.warn({ err: error }, 'writing entitlement grant use and retrievals failed'));
       await recorder.close();
       await resolver.close();
+      // Last: the spans of everything above are ended; what waits for export is sent.
+      await tracer.close();
     },
   };
   return services;
+}
+
+/**
+ * A playground sandbox (src/areas/playground): a fresh SQLite database in its own temporary
+ * directory and every service built on it, from a copy of the settings that shares nothing with
+ * the deployment's store, keys or credentials, runs no judgment tier, showcase, playground or job
+ * worker, and is never started (no sweeps). close() stops it and removes the directory.
+ */
+export async function buildSandboxCore(deps: { config: Config; log: FastifyBaseLogger; clock: Clock }): Promise<SandboxCore> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'parapet-sandbox-'));
+  const config: Config = {
+    ...deps.config,
+    data_dir: dataDir,
+    database_url: null,
+    jobs_in_process: false,
+    judgment_tiers: [],
+    showcase_enabled: false,
+    playground_enabled: false,
+    secret_key: null,
+    admin_token: null,
+    redis_url: null,
+    // A visitor's sandbox never sends spans to the operator's collector.
+    otel_traces_endpoint: null,
+    report_threads: 1,
+  };
+  let store: Store | undefined;
+  try {
+    store = Store.open({ databaseUrl: null, dataDir });
+    await store.migrate();
+    const services = await buildServices({ config, store, log: deps.log.child({ sandbox: true }), clock: deps.clock });
+    const opened = store;
+    return {
+      pipeline: services.pipeline,
+      recorder: services.recorder,
+      agents: services.agents,
+      tools: services.tools,
+      policies: services.policies,
+      traces: services.traces,
+      auditService: services.auditService,
+      compliance: services.compliance,
+      proxy: services.proxy,
+      async close() {
+        try {
+          await services.close();
+          await opened.close();
+        } finally {
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    await store?.close().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** Gaps that follow from the deployment's own settings. */

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TObject } from 'typebox';
 import { speakingAgent, type Principal } from '../../infra/auth/principal.js';
+import { traceRequests, TRACING_OFF, type GatewayTracer } from '../../infra/tracing.js';
 import type { MemoryService } from '../memory/service.js';
 import type { AgentMessageService } from '../agent-messages/service.js';
 import type { GuardCall, Pipeline } from '../../engine/pipeline/decide.js';
@@ -24,6 +25,15 @@ function agentOf(request: FastifyRequest, named: string): string {
   return speakingAgent(request.principal as Principal, { body: named, header: typeof header === 'string' ? header : undefined });
 }
 
+/** The call under the request's server span (tracing on), which learns the agent and surface. */
+function traced(call: GuardCall, request: FastifyRequest): GuardCall {
+  const span = request.traceSpan;
+  if (span === undefined) return call;
+  span.set({ 'parapet.agent': call.agent, 'parapet.surface': call.surface });
+  call.span = span;
+  return call;
+}
+
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
 
@@ -33,10 +43,14 @@ export interface GuardRoutesOptions {
   messages: AgentMessageService;
   /** Keeps memory writes as entries operators can list, revoke and verify. */
   memory: MemoryService;
+  /** The gateway's self-tracing (src/infra/tracing.ts); absent: off. */
+  tracer?: GatewayTracer;
 }
 
-export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async (app, { pipeline, messages, memory }) => {
+export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async (app, { pipeline, messages, memory, tracer = TRACING_OFF }) => {
   const options = { config: { access: 'traffic' as const }, bodyLimit: GUARD_BODY_LIMIT };
+  // A server span per guard request, joining the caller's traceparent; nothing when tracing is off.
+  traceRequests(app, tracer);
 
   /** One guard route: its body schema and how a valid body becomes a call of the pipeline. */
   const guardRoute = <T extends TObject>(
@@ -46,7 +60,7 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
     toCall: (body: Static<T>, request: FastifyRequest) => GuardCall,
   ) =>
     app.post(path, { ...options, schema: { tags, summary, body, response: { 200: DecisionSchema } } }, async (request) =>
-      pipeline.decide(toCall(request.body as Static<T>, request)),
+      pipeline.decide(traced(toCall(request.body as Static<T>, request), request)),
     );
 
   const contentCall =
@@ -92,14 +106,19 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
     async (request) => {
       const body = request.body as GuardMemoryWriteBody;
       const agent = agentOf(request, body.agent);
-      const decided = await pipeline.decideAndRecord({
-        agent,
-        surface: 'memory_write',
-        content: body.content,
-        ...optional('taintSource', body.taint_source),
-        ...optional('provenance', body.provenance),
-        ...optional('sessionId', body.session_id),
-      });
+      const decided = await pipeline.decideAndRecord(
+        traced(
+          {
+            agent,
+            surface: 'memory_write',
+            content: body.content,
+            ...optional('taintSource', body.taint_source),
+            ...optional('provenance', body.provenance),
+            ...optional('sessionId', body.session_id),
+          },
+          request,
+        ),
+      );
       memory.recordWrite({
         agent,
         subject: body.subject ?? null,
@@ -141,14 +160,19 @@ export const guardRoutes: FastifyPluginAsyncTypebox<GuardRoutesOptions> = async 
         ...optional('timestamp', body.timestamp),
         ...optional('signature', body.signature),
       });
-      const decided = await pipeline.decideAndRecord({
-        agent: sender,
-        surface: 'agent_message',
-        content: body.content,
-        signature: signature.status,
-        ...optional('recipient', body.recipient),
-        ...optional('sessionId', body.session_id),
-      });
+      const decided = await pipeline.decideAndRecord(
+        traced(
+          {
+            agent: sender,
+            surface: 'agent_message',
+            content: body.content,
+            signature: signature.status,
+            ...optional('recipient', body.recipient),
+            ...optional('sessionId', body.session_id),
+          },
+          request,
+        ),
+      );
       messages.record({
         sender,
         recipient: body.recipient ?? null,

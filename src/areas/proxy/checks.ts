@@ -4,6 +4,7 @@
 import type { Decided, Decision, GuardCall, Pipeline, Replacement } from '../../engine/pipeline/decide.js';
 import type { Verdict } from '../../engine/policy/schema.js';
 import type { RequestBudget } from '../../engine/pipeline/request-budget.js';
+import type { TraceSpan } from '../../infra/lib/trace-span.js';
 
 /** What the proxy did with one checked part of the call. */
 export type PartOutcome = 'passed' | 'transformed' | 'blocked' | 'held' | 'removed';
@@ -117,6 +118,8 @@ export interface CallScope {
   traceId?: string;
   /** The call's `parapet_context`: the answer's checks read it as the guard output call's `context`. */
   evidence?: readonly unknown[];
+  /** The request's server span (tracing on): each check is a decision span under it. */
+  span?: TraceSpan;
 }
 
 /** The request's texts checked as one `input`: each segment's own text back, transformed where needed. */
@@ -142,12 +145,13 @@ export class ProxyChecks {
     private readonly budget?: RequestBudget,
   ) {}
 
-  private base(): Pick<GuardCall, 'agent' | 'sessionId' | 'traceId' | 'requestBudget'> {
+  private base(): Pick<GuardCall, 'agent' | 'sessionId' | 'traceId' | 'requestBudget' | 'span'> {
     return {
       agent: this.scope.agent,
       sessionId: this.scope.sessionId,
       ...(this.scope.traceId === undefined ? {} : { traceId: this.scope.traceId }),
       ...(this.budget === undefined ? {} : { requestBudget: this.budget }),
+      ...(this.scope.span === undefined ? {} : { span: this.scope.span }),
     };
   }
 

@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem, problem } from '../../infra/http/problems.js';
+import type { TraceSpan } from '../../infra/lib/trace-span.js';
 import type { Pipeline } from '../../engine/pipeline/decide.js';
 import { RequestBudget } from '../../engine/pipeline/request-budget.js';
 import type { CostHold, ProposedCall, RunGovernor, RunStop } from '../usage/service.js';
@@ -49,6 +50,8 @@ export interface CallInput<Body extends ProxiedBody> {
   traceId: string;
   /** Aborts the upstream send. The HTTP route passes none: a whole answer is awaited even when its caller left. */
   signal?: AbortSignal | undefined;
+  /** The request's server span (tracing on): the checks and the upstream send are traced under it. */
+  span?: TraceSpan | undefined;
 }
 
 /** A whole answer as the route sends it: status, headers (content type and X-Parapet-Verdict among them) and body. */
@@ -172,7 +175,7 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
   /** The HTTP route: a whole answer goes through `whole`'s flow; a stream is written as it comes. */
   async handle(request: FastifyRequest, reply: FastifyReply, agent: string): Promise<void> {
     const body = request.body as Body;
-    const input: CallInput<Body> = { agent, body, headers: request.headers, traceId: request.id };
+    const input: CallInput<Body> = { agent, body, headers: request.headers, traceId: request.id, span: request.traceSpan };
     // Problems stay thrown here: the error handler writes them (with `instance`) and logs the 5xx ones.
     if (body.stream !== true) {
       sendWhole(reply, await this.wholeOrThrow(input));
@@ -223,7 +226,12 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
     // The evidence is the gateway's to read, not the provider's.
     const evidence = body.parapet_context;
     delete body.parapet_context;
-    const checks = new ProxyChecks(options.pipeline, { agent, sessionId, traceId, ...(evidence === undefined ? {} : { evidence }) }, new RequestBudget(options.requestBudgetMs));
+    const { span } = input;
+    const checks = new ProxyChecks(
+      options.pipeline,
+      { agent, sessionId, traceId, ...(evidence === undefined ? {} : { evidence }), ...(span === undefined ? {} : { span }) },
+      new RequestBudget(options.requestBudgetMs),
+    );
 
     // A daily budget that is used up refuses the call before any check or upstream work.
     const admission = await options.runs.beforeForward(agent, body.model, sessionId, body);
@@ -242,7 +250,7 @@ export class GovernedCallFlow<Body extends ProxiedBody> {
         return await finish({ kind: 'refused', text: heldText(field), field });
       }
 
-      const answer = await sendUpstream(options.upstream(), adapter.upstreamCall(body, headers, apiKey), input.signal);
+      const answer = await sendUpstream(options.upstream(), adapter.upstreamCall(body, headers, apiKey), input.signal, span);
       if (answer.status !== 200) return await finish({ kind: 'upstream-error', answer: await upstreamError(answer, adapter.name, adapter.keySetting) });
       return await finish({ kind: 'answered', upstream: answer, call: { agent, sessionId, body, checks, requestParts, hold: admission.hold, traceId, headers } });
     } finally {
@@ -352,15 +360,25 @@ function sendWhole(reply: FastifyReply, answer: WholeAnswer): void {
  * Sends a call upstream; an upstream that cannot be reached (breaker open, no answer after the
  * retries) is the gateway's 503, with Retry-After when the breaker says when to come back.
  */
-async function sendUpstream(upstream: Upstream, call: UpstreamCall, signal: AbortSignal | undefined): Promise<UpstreamAnswer> {
+async function sendUpstream(upstream: Upstream, call: UpstreamCall, signal: AbortSignal | undefined, parent: TraceSpan | undefined): Promise<UpstreamAnswer> {
+  // Traced: the upstream's time until it answers (retries included) is a client span, and the
+  // upstream joins the trace through traceparent. A streamed answer's time is in the server span.
+  const span = parent?.child('parapet.upstream', { 'parapet.upstream': upstream.name }, { client: true });
+  if (span !== undefined) call.headers.traceparent = span.traceparent();
   try {
-    return await upstream.send(call, signal);
+    const answer = await upstream.send(call, signal);
+    span?.set({ 'http.response.status_code': answer.status });
+    if (answer.status >= 500) span?.fail(`status ${answer.status}`);
+    return answer;
   } catch (error) {
+    span?.fail(error instanceof UpstreamUnavailable ? 'unavailable' : 'error');
     if (error instanceof UpstreamUnavailable) {
       const headers = error.retryAfterSeconds === null ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
       throw new Problem('unavailable', error.message, undefined, headers);
     }
     throw error;
+  } finally {
+    span?.end();
   }
 }
 

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { speakingAgent, type Principal } from '../../infra/auth/principal.js';
+import { traceRequests } from '../../infra/tracing.js';
 import { ResponseObjectSchema, ResponsesBody } from './responses.js';
 import { ChatCompletionSchema, ChatCompletionsBody, MessageSchema, MessagesBody, PROXY_BODY_LIMIT, ReliabilitySchema } from './schemas.js';
 import type { ProxyService } from './service.js';
@@ -16,6 +17,8 @@ export interface ProxyRoutesOptions {
 }
 
 export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async (app, { proxy }) => {
+  // A server span per proxied call, joining the caller's traceparent; nothing when tracing is off.
+  traceRequests(app, proxy.tracer);
   /** One proxy route: agent traffic, the proxy body limit, the agent named by the credential or X-Parapet-Agent. */
   const proxyRoute = (
     path: string,
@@ -31,6 +34,7 @@ export const proxyRoutes: FastifyPluginAsyncTypebox<ProxyRoutesOptions> = async 
       async (request, reply) => {
         const header = request.headers['x-parapet-agent'];
         const agent = speakingAgent(request.principal as Principal, { header: typeof header === 'string' ? header : undefined });
+        request.traceSpan?.set({ 'parapet.agent': agent });
         await flow.handle(request, reply, agent);
         return reply;
       },

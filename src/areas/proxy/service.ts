@@ -7,6 +7,7 @@ import Value from 'typebox/value';
 import type { Config } from '../../infra/config/schema.js';
 import { PROBLEM_TYPE_PREFIX, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
+import { TRACING_OFF, type GatewayTracer } from '../../infra/lib/trace-span.js';
 import type { Pipeline } from '../../engine/pipeline/decide.js';
 import type { ModelCaller } from '../eval/types.js';
 import type { RunGovernor } from '../usage/service.js';
@@ -26,6 +27,8 @@ export interface ProxyServiceDeps {
   runs: RunGovernor;
   /** Records the turns of proxied chats that name a session (escalation, issue 21); absent: none recorded. */
   turns?: TurnSink;
+  /** The gateway's self-tracing (src/infra/tracing.ts); absent: off. */
+  tracer?: GatewayTracer;
 }
 
 export type Reliability = Static<typeof ReliabilitySchema>;
@@ -42,9 +45,12 @@ export class ProxyService implements ModelCaller {
   readonly responses: GovernedCallFlow<ResponsesWireBody>;
   /** POST /v1/messages. */
   readonly messages: GovernedCallFlow<MessagesBody>;
+  /** Where the proxy routes start their server spans (TRACING_OFF unless tracing is configured). */
+  readonly tracer: GatewayTracer;
   private readonly holdbackChars: number;
 
-  constructor({ config, clock, pipeline, runs, turns }: ProxyServiceDeps) {
+  constructor({ config, clock, pipeline, runs, turns, tracer = TRACING_OFF }: ProxyServiceDeps) {
+    this.tracer = tracer;
     this.upstreams = new Upstreams(
       {
         timeoutMs: config.upstream_timeout_ms,

@@ -8,6 +8,7 @@ import { UNTRUSTED_SURFACES, type Detection, type DetectorRun, type DetectorSett
 import { findingsFor } from './findings.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
+import type { TraceSpan } from '../../infra/lib/trace-span.js';
 import { evaluate, strongest, type CallFacts, type CompiledPack, type FiredRule } from '../policy/evaluate.js';
 import { storeFacts } from '../policy/facts.js';
 import type { PolicyRegistry } from '../policy/registry.js';
@@ -61,6 +62,11 @@ export interface GuardCall {
    * check, bound by enforcement_budget_ms alone.
    */
   requestBudget?: RequestBudget;
+  /**
+   * The span the decision is traced under (the route's server span); absent, tracing is off and
+   * the pipeline makes no span. Inside the pipeline it is the decision's own span.
+   */
+  span?: TraceSpan;
 }
 
 /** What the MCP registry says of the tool an MCP call names (`mcp_tool` condition). */
@@ -234,7 +240,35 @@ export class Pipeline {
     return (await this.run(isolated, options)).decision;
   }
 
-  private async run(call: GuardCall, trial: TrialOptions | null): Promise<Decided> {
+  /** Not async: an untraced call (tracing off) gets no extra promise on its way. */
+  private run(call: GuardCall, trial: TrialOptions | null): Promise<Decided> {
+    return call.span === undefined ? this.decideCall(call, trial) : this.tracedDecision(call, call.span, trial);
+  }
+
+  /** The decision under its own span: ids, verdict and rule ids, never content. */
+  private async tracedDecision(call: GuardCall, parent: TraceSpan, trial: TrialOptions | null): Promise<Decided> {
+    const span = parent.child('parapet.decide', { 'parapet.agent': call.agent, 'parapet.surface': call.surface, 'parapet.trial': trial !== null, ...(call.tool === undefined ? {} : { 'parapet.tool': call.tool }) });
+    try {
+      const decided = await this.decideCall({ ...call, span }, trial);
+      const { decision } = decided;
+      span.set({
+        'parapet.decision_id': decision.decision_id,
+        'parapet.verdict': decision.verdict,
+        'parapet.effective_verdict': decision.effective_verdict,
+        'parapet.mode': decision.mode,
+        'parapet.rules': decision.rules_fired.map((rule) => rule.rule_id),
+        'parapet.degraded': decision.degraded,
+      });
+      return decided;
+    } catch (error) {
+      span.fail(error instanceof Error ? error.name : 'error');
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async decideCall(call: GuardCall, trial: TrialOptions | null): Promise<Decided> {
     const started = performance.now();
     const { policies, settings, agents: directory } = this.deps;
     const agent = directory.lookup(call.agent);
@@ -279,7 +313,12 @@ export class Pipeline {
       tool: call.tool ?? null,
       args: call.surface === 'tool_args' ? (toolFacts?.args ?? call.arguments ?? null) : null,
     };
+    const policySpan = call.span?.child('parapet.policy', { 'parapet.packs': packs.map((pack) => `${pack.key}@${pack.version}`) });
     const evaluation = evaluate(packs, facts);
+    if (policySpan !== undefined) {
+      policySpan.set({ 'parapet.rules': evaluation.fired.map((rule) => rule.rule_id), 'parapet.verdict': evaluation.verdict, 'parapet.effective_verdict': evaluation.effectiveVerdict });
+      policySpan.end();
+    }
     let { verdict, effectiveVerdict, decisive } = evaluation;
     let mode = evaluation.mode;
     const fired = [...evaluation.fired];
@@ -461,12 +500,17 @@ export class Pipeline {
 
     const latencyMs = performance.now() - started;
     if (trial !== null) return { decision, contentSha256: '', recordedContent: null, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
+    // Recording is an enqueue (the recorder writes in batches off the request path); its span also
+    // covers the wait for room when the backlog is full.
+    const recordSpan = call.span?.child('parapet.record');
     const recorded = this.record(call, agent, decision, fired, run.detections, run.runs, latencyMs, toolFacts, policy, run.contentTooLarge);
     this.deps.observe?.(decision, call.surface, run.runs, latencyMs);
     // The recorder's backlog is full (its database is slow or away): the answer waits for room
     // rather than a record being dropped or a crash losing more than the backlog's bound.
     const room = this.deps.recorder.room();
+    recordSpan?.set({ 'parapet.record.waited': room !== undefined });
     if (room !== undefined) await room;
+    recordSpan?.end();
     return { decision, ...recorded, ...(transformed === null ? {} : { replacements: transformed.replacements }) };
   }
 
@@ -481,8 +525,13 @@ export class Pipeline {
     const cacheable = cache !== undefined && call.jsonSchema === undefined && call.context === undefined;
     if (cacheable) {
       const hit = cache.get(call.surface, cacheKey(call, forSurface), forSurface);
-      if (hit !== undefined) return { ...hit, runs: hit.runs.map(asCached) };
+      if (hit !== undefined) {
+        // Nothing ran: the span says so instead of one span per detector.
+        call.span?.child('parapet.detect', { 'parapet.detect.cached': true, 'parapet.detector.keys': hit.runs.map((run) => run.key) }).end();
+        return { ...hit, runs: hit.runs.map(asCached) };
+      }
     }
+    const span = call.span?.child('parapet.detect', { 'parapet.detect.cached': false });
     const limits = { budgetMs: settings.enforcementBudgetMs, defaultTimeoutMs: settings.detectorTimeoutMs, ...(settings.scaling === undefined ? {} : { scaling: settings.scaling }) };
     const context = {
       surface: call.surface,
@@ -495,10 +544,14 @@ export class Pipeline {
     if (budget !== undefined) budget.checkedChars += call.content.length;
     const run =
       budget === undefined
-        ? await runDetectors(forSurface, call.content, context, limits)
+        ? await runDetectors(forSurface, call.content, context, limits, span)
         : await budget.spend(() =>
-            runDetectors(forSurface, call.content, context, { ...limits, requestLeftMs: budget.leftMs(), callChars: budget.checkedChars }),
+            runDetectors(forSurface, call.content, context, { ...limits, requestLeftMs: budget.leftMs(), callChars: budget.checkedChars }, span),
           );
+    if (span !== undefined) {
+      span.set({ 'parapet.degraded': run.degraded, 'parapet.content_too_large': run.contentTooLarge !== undefined });
+      span.end();
+    }
     if (run.requestBudgetSpent === true) budget?.exhaust();
     detectors.note(run.runs);
     if (cacheable) cache.set(call.surface, cacheKey(call, forSurface), forSurface, run);

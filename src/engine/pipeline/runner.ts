@@ -10,6 +10,7 @@
 // whose scan did not finish in its time.
 import { condense, headAndTail, type Condensed } from '../detectors/condense.js';
 import type { Detection, DetectContext, Detector, DetectorRun, DetectorStatus } from '../detectors/types.js';
+import type { TraceSpan } from '../../infra/lib/trace-span.js';
 
 export interface RunResult {
   detections: Detection[];
@@ -106,12 +107,17 @@ function withinRequest(budgetMs: number, limits: RunLimits): { ms: number; byReq
   return allowed >= budgetMs ? { ms: budgetMs, byRequest: false } : { ms: allowed, byRequest: true };
 }
 
-/** Detectors must already be filtered to those enabled, available and serving the surface. */
+/**
+ * Detectors must already be filtered to those enabled, available and serving the surface. With a
+ * `trace` span, each detector run becomes a child span (key, status, ms; no content), made when
+ * the run is recorded: nothing is added to the detectors' own path.
+ */
 export async function runDetectors(
   detectors: readonly Detector[],
   text: string,
   context: Omit<DetectContext, 'deadline'>,
   limits: RunLimits,
+  trace?: TraceSpan,
 ): Promise<RunResult> {
   const { scaling } = limits;
   const prepared = prepare(text, scaling);
@@ -139,6 +145,7 @@ export async function runDetectors(
       detections.push(detection);
     }
     runs.push({ key: detector.key, status, matched: found.length > 0, ms: round(ms), ...(error === undefined ? {} : { error }) });
+    if (trace !== undefined) traceRun(trace, detector.key, status, found.length > 0, ms);
   };
 
   for (const detector of ordered) {
@@ -193,6 +200,14 @@ export async function runDetectors(
   };
   if (!prepared.tooLarge && !outOfTime) return result;
   return { ...result, contentTooLarge: { chars, scannedChars: scanned.length, reason: prepared.tooLarge ? 'size' : 'time' } };
+}
+
+/** One detector run as a child span, placed after the fact: it ended now and took `ms`. */
+function traceRun(parent: TraceSpan, key: string, status: DetectorStatus, matched: boolean, ms: number): void {
+  const endedAt = performance.now();
+  const span = parent.child('parapet.detector', { 'parapet.detector.key': key, 'parapet.detector.status': status, 'parapet.detector.matched': matched, 'parapet.detector.ms': round(ms) }, { startedAt: endedAt - ms });
+  if (status === 'error' || status === 'timeout') span.fail(status);
+  span.end(endedAt);
 }
 
 async function raceTimeout(

@@ -88,6 +88,18 @@ export const ConfigSchema = Type.Object(
       description: 'milliseconds after which a request is logged as slow',
     }),
     shutdown_timeout_ms: Milliseconds('milliseconds that SIGTERM waits for in-flight requests', 10_000),
+    // Self-tracing (OpenTelemetry, src/infra/tracing.ts)
+    otel_traces_endpoint: Type.Union([Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048 }), Type.Null()], {
+      default: null,
+      description: "an http(s) OTLP/HTTP traces URL (e.g. http://collector:4318/v1/traces) the gateway sends its own spans to; null: no self-tracing",
+    }),
+    otel_service_name: Type.String({ minLength: 1, maxLength: 200, default: 'parapet', description: "the service.name of the gateway's own spans" }),
+    otel_sample_ratio: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 1,
+      description: "a number from 0 to 1: the share of traces the gateway starts itself that are sampled; a caller's traceparent decides for its own trace",
+    }),
     trust_proxy: Type.Boolean({ default: false, description: 'true or false: honour X-Forwarded-* headers' }),
     // Credentials
     admin_token: Type.Union([Type.String({ minLength: 16 }), Type.Null()], {
