@@ -2,6 +2,7 @@
 // is checked against (MCP servers, knowledge sources).
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, KnowledgeSourceRow, MonitorRow, MonitorRunRow, MonitorRunsTable, MonitorsTable } from '../../infra/store/tables.js';
+import { claimDueRow, dueRows } from '../../infra/store/schedule.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -42,15 +43,7 @@ export async function deleteMonitor(db: Db, id: string): Promise<number> {
 
 /** Enabled monitors whose next run is due, the longest-waiting first. */
 export async function dueMonitors(db: Db, now: string, limit: number): Promise<MonitorRow[]> {
-  return db
-    .selectFrom('monitors')
-    .selectAll()
-    .where('enabled', '=', 1)
-    .where('next_run_at', 'is not', null)
-    .where('next_run_at', '<=', now)
-    .orderBy('next_run_at')
-    .limit(limit)
-    .execute();
+  return dueRows(db, 'monitors', now, limit);
 }
 
 /**
@@ -58,14 +51,7 @@ export async function dueMonitors(db: Db, now: string, limit: number): Promise<M
  * enabled): true when this caller claimed the slot.
  */
 export async function claimDueSlot(db: Db, id: string, seenNextRunAt: string, nextRunAt: string, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('monitors')
-    .set({ next_run_at: nextRunAt, updated_at: at })
-    .where('id', '=', id)
-    .where('enabled', '=', 1)
-    .where('next_run_at', '=', seenNextRunAt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return claimDueRow(db, 'monitors', id, seenNextRunAt, nextRunAt, at);
 }
 
 /**

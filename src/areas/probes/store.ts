@@ -2,6 +2,7 @@
 // runner `target`, redteam_results) and the agents they belong to.
 import type { Kysely, Transaction, Updateable } from 'kysely';
 import type { Database, ProbeTargetRow, ProbeTargetsTable, RedteamCampaignRow, RedteamResultRow } from '../../infra/store/tables.js';
+import { claimDueRow, dueRows } from '../../infra/store/schedule.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -38,15 +39,7 @@ export async function updateTarget(db: Db, id: string, changes: Updateable<Probe
 
 /** Enabled targets whose next run is due. */
 export async function dueTargets(db: Db, now: string, limit: number): Promise<ProbeTargetRow[]> {
-  return db
-    .selectFrom('probe_targets')
-    .selectAll()
-    .where('enabled', '=', 1)
-    .where('next_run_at', 'is not', null)
-    .where('next_run_at', '<=', now)
-    .orderBy('next_run_at')
-    .limit(limit)
-    .execute();
+  return dueRows(db, 'probe_targets', now, limit);
 }
 
 /**
@@ -54,14 +47,7 @@ export async function dueTargets(db: Db, now: string, limit: number): Promise<Pr
  * enabled): true when this caller claimed the run.
  */
 export async function claimDueRun(db: Db, id: string, seenNextRunAt: string, nextRunAt: string, at: string): Promise<boolean> {
-  const result = await db
-    .updateTable('probe_targets')
-    .set({ next_run_at: nextRunAt, updated_at: at })
-    .where('id', '=', id)
-    .where('enabled', '=', 1)
-    .where('next_run_at', '=', seenNextRunAt)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return claimDueRow(db, 'probe_targets', id, seenNextRunAt, nextRunAt, at);
 }
 
 /**
