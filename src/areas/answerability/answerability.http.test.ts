@@ -232,7 +232,7 @@ describe.each(DIALECTS)('answerability over HTTP (%s)', (dialect) => {
     expect((await put(billing, operator)).status).toBe(200);
     expect((await guardInput('billing-assistant', question)).verdict).toBe('block');
 
-    // Another process stores a boundary: this one enforces it after its next sync.
+    // Another process stores a boundary: this one enforces it once it has synced.
     await ctx.gateway.store.db
       .insertInto('answerability_boundaries')
       .values({
@@ -249,7 +249,7 @@ describe.each(DIALECTS)('answerability over HTTP (%s)', (dialect) => {
         updated_at: ctx.gateway.clock.now().toISOString(),
       })
       .execute();
-    expect((await guardInput('elsewhere-assistant', 'What is the weather forecast?')).verdict).toBe('allow');
+    // Not asserted before sync(): the gateway's own once-a-second sync may already have read it.
     await ctx.gateway.app.services.answerability.sync();
     expect((await guardInput('elsewhere-assistant', 'What is the weather forecast?')).verdict).toBe('block');
   });
