@@ -72,7 +72,6 @@ import { jsonBodyPlugin } from './infra/http/json-body.js';
 import { openApiPlugin } from './infra/http/openapi.js';
 import { rateLimitPlugin } from './infra/http/rate-limit.js';
 import { createValidatorCompiler } from './infra/http/validation.js';
-import { createRedis } from './infra/redis.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 
 export type { Services } from './services.js';
@@ -109,11 +108,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onClose', async () => services.close());
-  // One Redis connection for what several gateway processes share (today the rate limits).
-  const redis = config.redis_url === null ? null : createRedis(config.redis_url, log);
-  if (redis !== null) app.addHook('onClose', async () => redis.close());
-  // A load balancer sends no traffic to a process that cannot reach the Redis it is configured with.
-  if (redis !== null) services.health.addReadiness('redis', async () => `${await redis.client.ping()} from ${redis.target}`);
+  // The Redis several gateway processes share (closed with the services).
+  const { redis } = services;
   app.setValidatorCompiler(createValidatorCompiler());
   // Only JSON bodies are accepted; anything else is a 415 rather than a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -152,7 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(agentViewRoutes, { views: services.agentViews });
   await app.register(identityRoutes, { identities: services.identities });
   await app.register(toolRoutes, { tools: services.tools });
-  await app.register(mcpRoutes, { mcp: services.mcp });
+  await app.register(mcpRoutes, { mcp: services.mcp, tracer: services.tracer });
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(auditRoutes, { audit: services.auditService });
   await app.register(findingRoutes, { findings: services.findings, attention: services.attention });

@@ -103,6 +103,8 @@ import { systemClock, type Clock } from './infra/lib/clock.js';
 import { packagePath } from './infra/lib/package-root.js';
 import { Sealer } from './infra/lib/sealed.js';
 import { createTracer, type GatewayTracer } from './infra/tracing.js';
+import { createRedis, type SharedRedis } from './infra/redis.js';
+import { SharedSessionState } from './engine/pipeline/shared-state.js';
 import { Store } from './infra/store/db.js';
 import { ChangeBus } from './infra/store/notify.js';
 import { ReportReader } from './infra/store/reader.js';
@@ -133,6 +135,8 @@ export interface Services {
   metrics: HttpMetrics;
   /** Self-tracing: the OTLP exporter when otel_traces_endpoint is set, else off (no spans at all). */
   tracer: GatewayTracer;
+  /** The Redis several gateway processes share (`redis_url`); null: each process keeps its own state. */
+  redis: SharedRedis | null;
   audit: AuditLog;
   auditCheckpoints: AuditCheckpoints;
   auditService: AuditService;
@@ -286,6 +290,9 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
   const policyRegistry = new PolicyRegistry(SHIPPED_PACKS);
   const metrics = new HttpMetrics();
   const tracer = createTracer(config, { onExportError: (error) => log.warn({ err: error }, 'exporting trace spans failed') });
+  // One Redis connection for what several gateway processes share: rate limits, session state, breakers.
+  const redis = config.redis_url === null ? null : createRedis(config.redis_url, log);
+  const sharedState = redis === null ? undefined : new SharedSessionState(redis.client, { prefix: config.redis_key_prefix, timeoutMs: config.redis_state_timeout_ms });
   const decisionMetrics = new DecisionMetrics(metrics.registry);
   const recordingFailed = (error: unknown) => log.error({ err: error }, 'recording decisions failed');
   const writeFailed = (error: unknown) => log.error({ err: error }, 'recording agent messages or memory entries failed');
@@ -341,6 +348,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     observe: decisionMetrics.observe,
     suppressions,
     handoffs: escalation,
+    ...(sharedState === undefined ? {} : { sharedState }),
   });
   const signingKeys = new SigningKeyService(store, audit, sealer, clock);
   const credentials = new CredentialService(store, audit, resolver, clock);
@@ -440,6 +448,8 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     changes,
   });
   const health = new HealthRegistry(store);
+  // A load balancer sends no traffic to a process that cannot reach the Redis it is configured with.
+  if (redis !== null) health.addReadiness('redis', async () => `${await redis.client.ping()} from ${redis.target}`);
   health.addReadiness('migrations', migrationsProbe(store));
   health.addReadiness('detectors', () => {
     if (!detectors.warmedUp) throw new Error('not warmed up yet');
@@ -492,8 +502,9 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     clock,
     prices: config.model_prices,
     onError: (error) => log.error({ err: error }, 'counting model usage failed'),
+    ...(sharedState === undefined ? {} : { sharedState }),
   });
-  const proxy = new ProxyService({ config, clock, pipeline, runs, turns: escalation, tracer });
+  const proxy = new ProxyService({ config, clock, pipeline, runs, turns: escalation, tracer, redis });
   const entitlement = new EntitlementService({ store, audit, clock, recorder, changes });
   await entitlement.sync();
   const answerability = new AnswerabilityService({ store, audit, clock, recorder, detector: answerabilityDetector, changes });
@@ -561,6 +572,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
     log,
     metrics,
     tracer,
+    redis,
     audit,
     auditCheckpoints,
     auditService,
@@ -721,6 +733,7 @@ export async function buildServices(deps: ServiceDeps): Promise<Services> {
       await resolver.close();
       // Last: the spans of everything above are ended; what waits for export is sent.
       await tracer.close();
+      await redis?.close();
     },
   };
   return services;

@@ -1,5 +1,5 @@
-// One Redis connection for state several gateway processes share (today the rate limits; later hot
-// state). Redis is an aid, never a dependency: a command fails fast instead of queueing while Redis
+// One Redis connection for state several gateway processes share: rate limits, session state
+// (src/engine/pipeline/shared-state.ts) and circuit breakers. Redis is an aid, never a dependency: a command fails fast instead of queueing while Redis
 // is away, connection errors are logged (once per outage) instead of thrown, and the client keeps
 // reconnecting in the background.
 import { Redis } from 'ioredis';
@@ -54,7 +54,7 @@ export function createRedis(url: string, log: RedisLog, settings: RedisSettings 
   client.on('error', (error: Error) => {
     if (down) return;
     down = true;
-    log.warn({ redis: target, err: error.message }, 'redis unavailable: shared state falls back (rate limits are not enforced) until it is back');
+    log.warn({ redis: target, err: error.message }, 'redis unavailable: each process uses its own session state and breakers, and rate limits are not enforced, until it is back');
   });
   client.on('ready', () => {
     if (!down) return;

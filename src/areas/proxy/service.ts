@@ -8,6 +8,7 @@ import type { Config } from '../../infra/config/schema.js';
 import { PROBLEM_TYPE_PREFIX, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { TRACING_OFF, type GatewayTracer } from '../../infra/lib/trace-span.js';
+import type { SharedRedis } from '../../infra/redis.js';
 import type { Pipeline } from '../../engine/pipeline/decide.js';
 import type { ModelCaller } from '../eval/types.js';
 import type { RunGovernor } from '../usage/service.js';
@@ -16,6 +17,7 @@ import { GovernedCallFlow, type TurnSink, type WholeAnswer } from './flow.js';
 import { MessagesAdapter, type MessagesBody } from './messages.js';
 import { ResponsesAdapter, type ResponsesWireBody } from './responses.js';
 import { ChatCompletionsBody, type ReliabilitySchema } from './schemas.js';
+import { SharedBreakers } from './shared-breaker.js';
 import { Upstreams } from './upstream.js';
 import { UsageLedger } from './usage.js';
 
@@ -29,6 +31,8 @@ export interface ProxyServiceDeps {
   turns?: TurnSink;
   /** The gateway's self-tracing (src/infra/tracing.ts); absent: off. */
   tracer?: GatewayTracer;
+  /** Shared by every gateway process: the upstreams' circuit breakers live there; absent or null: each process's own. */
+  redis?: SharedRedis | null;
 }
 
 export type Reliability = Static<typeof ReliabilitySchema>;
@@ -49,8 +53,18 @@ export class ProxyService implements ModelCaller {
   readonly tracer: GatewayTracer;
   private readonly holdbackChars: number;
 
-  constructor({ config, clock, pipeline, runs, turns, tracer = TRACING_OFF }: ProxyServiceDeps) {
+  constructor({ config, clock, pipeline, runs, turns, tracer = TRACING_OFF, redis = null }: ProxyServiceDeps) {
     this.tracer = tracer;
+    const breakers =
+      redis === null
+        ? undefined
+        : new SharedBreakers(redis.client, {
+            prefix: config.redis_key_prefix,
+            timeoutMs: config.redis_state_timeout_ms,
+            failures: config.upstream_breaker_failures,
+            cooldownMs: config.upstream_breaker_cooldown_ms,
+            trialLeaseMs: config.upstream_timeout_ms,
+          });
     this.upstreams = new Upstreams(
       {
         timeoutMs: config.upstream_timeout_ms,
@@ -59,6 +73,7 @@ export class ProxyService implements ModelCaller {
         breakerCooldownMs: config.upstream_breaker_cooldown_ms,
       },
       clock,
+      breakers,
     );
     this.holdbackChars = config.stream_holdback_chars;
     // Made now, so that GET /api/reliability lists the upstreams before their first call.

@@ -4,6 +4,7 @@
 // proxies both send through it. It never sees an agent's credential, only the headers it is given.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock } from '../../infra/lib/clock.js';
+import type { SharedAdmission, SharedBreakers } from './shared-breaker.js';
 
 export interface UpstreamSettings {
   /** Headers timeout and body (idle) timeout of every request. */
@@ -54,6 +55,12 @@ export class UpstreamUnavailable extends Error {
   }
 }
 
+/** Whether a call is the breaker's trial, and whose breaker admitted it (the shared one or this process's). */
+interface Admitted {
+  trial: boolean;
+  shared: boolean;
+}
+
 /** Statuses that say "try again": rate limits and gateway failures, before anything was streamed back. */
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 /** Errors raised before any byte of a response arrived: the upstream did not start on the request. */
@@ -88,6 +95,8 @@ export class Upstream {
     readonly baseUrl: string,
     private readonly settings: UpstreamSettings,
     private readonly clock: Clock,
+    /** The breaker every gateway process shares (Redis); absent: this process's own. */
+    private readonly shared?: SharedBreakers,
   ) {
     const url = new URL(baseUrl);
     this.origin = url.origin;
@@ -108,7 +117,7 @@ export class Upstream {
   async send(call: UpstreamCall, signal?: AbortSignal): Promise<UpstreamAnswer> {
     const attempts = this.settings.retries + 1;
     for (let attempt = 1; ; attempt += 1) {
-      const trial = this.admit();
+      const admitted = await this.admission();
       this.requests += 1;
       let answer: UpstreamAnswer;
       try {
@@ -123,7 +132,7 @@ export class Upstream {
         });
         answer = { status: response.statusCode, headers: response.headers, body: response.body };
       } catch (error) {
-        this.fail(trial);
+        this.outcome(admitted, false);
         const code = (error as { code?: string }).code ?? '';
         if (CONNECTION_ERRORS.has(code) && attempt < attempts && signal?.aborted !== true) {
           await this.backoff(attempt, null);
@@ -131,9 +140,8 @@ export class Upstream {
         }
         throw new UpstreamUnavailable(`upstream ${this.name} did not answer: ${code || (error as Error).message}`, null);
       }
-      const breakerFailure = answer.status >= 500;
-      if (breakerFailure) this.fail(trial);
-      else this.succeed(trial);
+      // A 5xx counts against the breaker; a 4xx is the caller's problem, not the upstream's health.
+      this.outcome(admitted, answer.status < 500);
       if (RETRYABLE_STATUS.has(answer.status) && attempt < attempts) {
         const waitMs = retryAfterMs(answer.headers['retry-after']);
         if (waitMs === null || waitMs <= MAX_RETRY_AFTER_MS) {
@@ -169,6 +177,46 @@ export class Upstream {
     if (this.state === 'open' && this.openedAtMs !== null && this.clock.now().getTime() - this.openedAtMs >= this.settings.breakerCooldownMs) {
       this.state = 'half_open';
     }
+  }
+
+  /**
+   * The shared breaker's admission when there is one, mirrored here for GET /api/reliability; this
+   * process's own when there is none or Redis does not answer in time.
+   */
+  private async admission(): Promise<Admitted> {
+    if (this.shared !== undefined) {
+      let answer: SharedAdmission | undefined;
+      try {
+        answer = await this.shared.admit(this.name, this.clock.now().getTime());
+      } catch {
+        // Redis is away or slow: this process's breaker decides until it is back.
+      }
+      if (answer !== undefined) {
+        this.mirror(answer);
+        if (answer.state === 'open') {
+          throw new UpstreamUnavailable(
+            `the circuit breaker of upstream ${this.name} is open after ${answer.failures} consecutive failures`,
+            Math.max(1, Math.ceil(answer.retryInMs / 1000)),
+          );
+        }
+        return { trial: answer.state === 'trial', shared: true };
+      }
+    }
+    return { trial: this.admit(), shared: false };
+  }
+
+  private mirror(answer: SharedAdmission): void {
+    this.consecutiveFailures = answer.failures;
+    this.state = answer.state === 'closed' ? 'closed' : answer.state === 'trial' ? 'half_open' : 'open';
+    this.openedAtMs = answer.state === 'closed' ? null : answer.openedAtMs;
+  }
+
+  private outcome(admitted: Admitted, succeeded: boolean): void {
+    if (admitted.shared) {
+      this.failures += succeeded ? 0 : 1;
+      this.shared?.report(this.name, succeeded, admitted.trial, this.clock.now().getTime());
+    } else if (succeeded) this.succeed(admitted.trial);
+    else this.fail(admitted.trial);
   }
 
   /** Refuses while open; half-open lets exactly one trial through. Returns whether this call is the trial. */
@@ -226,13 +274,14 @@ export class Upstreams {
   constructor(
     readonly settings: UpstreamSettings,
     private readonly clock: Clock,
+    private readonly shared?: SharedBreakers,
   ) {}
 
   /** The upstream of this name, made on first use. */
   get(name: string, baseUrl: string): Upstream {
     let upstream = this.byName.get(name);
     if (upstream === undefined) {
-      upstream = new Upstream(name, baseUrl, this.settings, this.clock);
+      upstream = new Upstream(name, baseUrl, this.settings, this.clock, this.shared);
       this.byName.set(name, upstream);
     }
     return upstream;

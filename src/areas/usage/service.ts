@@ -6,7 +6,8 @@
 // budget is held the same way, by reserving each call's worst-case cost on a counter row before it
 // is forwarded and settling it to the real cost after the answer, so every gateway process sharing
 // the database sees the same counts. Loops are the same proposed tool call again and again in one
-// run (the session), tracked in this process's memory like the guard's loop rule.
+// run (the session), tracked like the guard's loop rule: in this process's memory, and in Redis
+// when `redis_url` is set.
 import { createHash } from 'node:crypto';
 import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { findingType } from '../../engine/findings/catalog.js';
@@ -14,9 +15,10 @@ import { problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
 import { newId } from '../../infra/lib/ids.js';
 import { WriteQueue } from '../../infra/lib/write-queue.js';
-import type { AgentDirectory } from '../../engine/pipeline/agents.js';
 import type { Decision } from '../../engine/pipeline/decide.js';
-import { LoopTracker } from '../../engine/pipeline/runs.js';
+import type { AgentDirectory, AgentLimits } from '../../engine/pipeline/agents.js';
+import { LoopTracker, argumentDigest } from '../../engine/pipeline/runs.js';
+import { SharedStateUnavailable, type SharedSessionState } from '../../engine/pipeline/shared-state.js';
 import type { Recorder } from '../../engine/recording/recorder.js';
 import type { Store } from '../../infra/store/db.js';
 import { PriceTable, tokenCountsOf, type ModelPrice } from './prices.js';
@@ -62,6 +64,8 @@ export interface RunGovernorDeps {
   prices: Readonly<Record<string, ModelPrice>>;
   /** Counting a forwarded call failed: logged, the answer still goes out (its budget may then undercount). */
   onError?: (error: unknown) => void;
+  /** Loop windows shared by every gateway process (Redis); absent: this process's own. */
+  sharedState?: SharedSessionState;
 }
 
 /** A call's reserved worst-case cost: settled by `afterAnswer`; `release` gives it back when the call got no answer. */
@@ -257,7 +261,7 @@ export class RunGovernor {
         this.deps.onError?.(error);
       }
     }
-    return this.loopStop(facts.agent, facts.sessionId, facts.toolCalls, now);
+    return await this.loopStop(facts.agent, facts.sessionId, facts.toolCalls, now);
   }
 
   /** A call answered without the upstream for another reason (a policy refusal): counted as blocked. */
@@ -276,13 +280,31 @@ export class RunGovernor {
     });
   }
 
+  /**
+   * One proposed call in its loop window: in the state every gateway process shares when it is
+   * configured (a run's answers may go through different processes), else, or when it cannot be
+   * reached, in this process's own.
+   */
+  private async noteLoop(agent: string, sessionId: string, tool: string, args: unknown, limits: AgentLimits, nowMs: number): Promise<{ loop: boolean; repeats: number }> {
+    const local = this.loops.note(agent, sessionId, tool, args, limits, nowMs);
+    const shared = this.deps.sharedState;
+    if (shared === undefined) return local;
+    try {
+      const times = await shared.loop({ scope: 'proposed', agent, sessionId, tool, argumentsDigest: argumentDigest(args), windowMs: limits.loopWindowSeconds * 1000, keep: limits.loopThreshold * 2, nowMs });
+      return { loop: times.length >= limits.loopThreshold, repeats: times.length };
+    } catch (error) {
+      if (!(error instanceof SharedStateUnavailable)) throw error;
+      return local;
+    }
+  }
+
   /** Notes the proposed tool calls of one answer; the first that makes a loop stops the run. */
-  loopStop(agent: string, sessionId: string, toolCalls: readonly ProposedCall[], now: Date = this.deps.clock.now()): RunStop | null {
+  async loopStop(agent: string, sessionId: string, toolCalls: readonly ProposedCall[], now: Date = this.deps.clock.now()): Promise<RunStop | null> {
     if (toolCalls.length === 0) return null;
     const limits = this.deps.agents.lookup(agent).limits;
     let looping: { name: string; repeats: number } | null = null;
     for (const call of toolCalls) {
-      const { loop, repeats } = this.loops.note(agent, sessionId, call.name, parsedArguments(call.arguments), limits, now.getTime());
+      const { loop, repeats } = await this.noteLoop(agent, sessionId, call.name, parsedArguments(call.arguments), limits, now.getTime());
       if (loop && looping === null) looping = { name: call.name, repeats };
     }
     if (looping === null) return null;

@@ -16,14 +16,15 @@ import type { BlastRadius, Mode, Verdict } from '../policy/schema.js';
 import type { FindingUpsert, Recorder } from '../recording/recorder.js';
 import { matchProtection } from './protection-match.js';
 import { analyseAction, type ActionFacts } from './actions/index.js';
-import { taintName, type AgentDirectory, type AgentFacts } from './agents.js';
+import { taintName, type AgentDirectory, type AgentFacts, type AgentLimits } from './agents.js';
 import type { DetectionCache } from './cache.js';
 import { actionsOf, allowedHosts, checkCapability, grantFor, type CapabilityCheck } from './capability.js';
 import { runDetectors, type BudgetScaling, type RunResult } from './runner.js';
 import type { RequestBudget } from './request-budget.js';
 import { LoopTracker, argumentDigest, hourWindow, type UsageCounter } from './runs.js';
-import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, type ArgumentTaint } from './taint.js';
-import { CrescendoTracker, driftDetection, turnRisk, type TrajectoryDrift } from './crescendo.js';
+import { SessionTaint, TAINT_HOSTILE, TAINT_UNTRUSTED, originLevel, taintFrom, type ArgumentTaint, type Remembered } from './taint.js';
+import { CrescendoTracker, drift as driftOf, driftDetection, turnRisk, type TrajectoryDrift } from './crescendo.js';
+import { SHARED_STATE_DEGRADED, SharedStateUnavailable, type SharedSessionState } from './shared-state.js';
 
 export { EMPTY_DIRECTORY, type AgentDirectory, type AgentFacts } from './agents.js';
 
@@ -174,6 +175,8 @@ export interface PipelineDeps {
   suppressions?: { filter(findings: FindingUpsert[], context: { agent: string; contentSha256: string }): FindingUpsert[] };
   /** Escalation hand-offs (issue 21); absent: output checks never escalate for a hand-off. */
   handoffs?: HandoffDirectory;
+  /** Session taint, turns and loop windows shared by every gateway process (Redis); absent: this process's own. */
+  sharedState?: SharedSessionState;
 }
 
 /**
@@ -278,15 +281,13 @@ export class Pipeline {
 
     const tool = call.tool === undefined ? undefined : directory.tool?.(call.tool);
     const schemaCall = call.jsonSchema === undefined && tool !== undefined && tool.jsonSchema !== null ? { ...call, jsonSchema: tool.jsonSchema } : call;
-    const run = await this.detect(schemaCall);
+    let run = await this.detect(schemaCall);
     const nowMs = this.deps.clock.now().getTime();
-    if (call.sessionId !== undefined && untrustedContent(call)) {
-      const hostile = run.detections.some((d) => d.entity.startsWith('INJECTION.') && d.score >= HOSTILE_SCORE);
-      this.sessions.remember(call.agent, call.sessionId, call.surface, call.content, hostile, nowMs);
-    }
-    // Crescendo: every input turn of a session feeds its risk trajectory; drift is one more detection.
-    const drift = call.sessionId !== undefined && call.surface === 'input' ? this.crescendo.note(call.agent, call.sessionId, turnRisk(run.detections), nowMs) : null;
+    const sessionState = call.sessionId === undefined ? null : await this.noteSession(call, call.sessionId, run, nowMs);
+    if (sessionState?.degraded === true) run = degradedRun(run);
+    const drift = sessionState?.drift ?? null;
     const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs, trial !== null) : null;
+    if (toolFacts?.sharedStateDegraded === true) run = degradedRun(run);
 
     const live = trial?.packs === undefined ? policies.packsFor({ agent: call.agent, team: agent.team, environment: call.environment ?? agent.environment, session: call.sessionId ?? null }) : null;
     const packs = live?.packs ?? (trial?.packs as readonly CompiledPack[]);
@@ -368,10 +369,37 @@ export class Pipeline {
     return this.finish(call, agent, run, fired, outcome, started, toolFacts, decisionId, { facts, canary, ...(drift === null ? {} : { drift }) }, trial);
   }
 
+  /**
+   * What a check of a session adds to it: untrusted content to recognise in later tool arguments,
+   * and an input turn's risk for crescendo (drift is one more detection). Kept in this process and,
+   * when configured, in the shared state in one round trip; where that fails, this process's own
+   * view decides and the decision is degraded.
+   */
+  private async noteSession(call: GuardCall, sessionId: string, run: RunResult, nowMs: number): Promise<{ drift: TrajectoryDrift | null; degraded: boolean } | null> {
+    let remembered: Remembered | undefined;
+    if (untrustedContent(call)) {
+      const hostile = run.detections.some((d) => d.entity.startsWith('INJECTION.') && d.score >= HOSTILE_SCORE);
+      remembered = this.sessions.remember(call.agent, sessionId, call.surface, call.content, hostile, nowMs);
+    }
+    const risk = call.surface === 'input' ? turnRisk(run.detections) : undefined;
+    let drift = risk === undefined ? null : this.crescendo.note(call.agent, sessionId, risk, nowMs);
+    const shared = this.deps.sharedState;
+    if (shared === undefined || (remembered === undefined && risk === undefined)) return { drift, degraded: false };
+    try {
+      const risks = await shared.note(call.agent, sessionId, { ...(remembered === undefined ? {} : { remember: remembered }), ...(risk === undefined ? {} : { risk }) });
+      if (risks !== null) drift = driftOf(risks);
+      return { drift, degraded: false };
+    } catch (error) {
+      if (!(error instanceof SharedStateUnavailable)) throw error;
+      return { drift, degraded: true };
+    }
+  }
+
   /** Taint, capability, action analysis, loop and budget state of one tool call. */
   private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number, trial = false): Promise<GatheredToolFacts> {
     const args = call.arguments ?? {};
-    const taint = this.argumentTaint(call, args, nowMs);
+    const shared = trial ? undefined : await this.sharedToolState(call, tool, args, agent.limits, nowMs);
+    const taint = this.argumentTaint(call, args, nowMs, shared?.remembered);
     const grant = grantFor(agent, tool);
     const action = analyseAction({
       tool,
@@ -381,17 +409,46 @@ export class Pipeline {
       knownHosts: allowedHosts(grant),
     });
     const capability = checkCapability({ agent, tool, args, actions: actionsOf(action.kinds), taint: taint.level });
-    const loop = trial ? { loop: false, repeats: 0 } : this.loops.note(call.agent, call.sessionId, tool, args, agent.limits, nowMs);
+    const local = trial ? { loop: false, repeats: 0 } : this.loops.note(call.agent, call.sessionId, tool, args, agent.limits, nowMs);
+    const loop = shared?.times === undefined ? local : { loop: shared.times.length >= agent.limits.loopThreshold, repeats: shared.times.length };
     const budget = { exceeded: false, used: null as number | null, limit: agent.limits.maxToolCallsPerHour };
     if (budget.limit !== null && this.deps.usage !== undefined && !trial) {
       budget.used = await this.deps.usage.increment(call.agent, hourWindow(new Date(nowMs)));
       budget.exceeded = budget.used > budget.limit;
     }
-    return { taintLevel: taint.level, taint, capability, action, loop: { detected: loop.loop, repeats: loop.repeats }, budget, args };
+    return { taintLevel: taint.level, taint, capability, action, loop: { detected: loop.loop, repeats: loop.repeats }, budget, args, sharedStateDegraded: shared?.degraded === true };
+  }
+
+  /** The session's remembered content and this call's loop window from the shared state, in one round trip. */
+  private async sharedToolState(
+    call: GuardCall,
+    tool: string,
+    args: Record<string, unknown>,
+    limits: AgentLimits,
+    nowMs: number,
+  ): Promise<{ remembered?: Remembered[]; times?: number[]; degraded: boolean } | undefined> {
+    const shared = this.deps.sharedState;
+    if (shared === undefined) return undefined;
+    try {
+      const { remembered, times } = await shared.toolCall({
+        scope: 'guard',
+        agent: call.agent,
+        sessionId: call.sessionId,
+        tool,
+        argumentsDigest: argumentDigest(args),
+        windowMs: limits.loopWindowSeconds * 1000,
+        keep: limits.loopThreshold * 2,
+        nowMs,
+      });
+      return { remembered, times, degraded: false };
+    } catch (error) {
+      if (!(error instanceof SharedStateUnavailable)) throw error;
+      return { degraded: true };
+    }
   }
 
   /** Explicit provenance and taint_source first, then values recognised from the session's untrusted content. */
-  private argumentTaint(call: GuardCall, args: Record<string, unknown>, nowMs: number): ArgumentTaint {
+  private argumentTaint(call: GuardCall, args: Record<string, unknown>, nowMs: number, shared: readonly Remembered[] | undefined): ArgumentTaint {
     const result: ArgumentTaint = { sources: {}, level: 0 };
     for (const [name, origin] of Object.entries(call.provenance ?? {})) {
       const level = originLevel(origin);
@@ -404,8 +461,14 @@ export class Pipeline {
       result.sources['*'] = call.taintSource as string;
       result.level = Math.max(result.level, declared);
     }
-    if (call.sessionId !== undefined && this.sessions.has(call.agent, call.sessionId, nowMs)) {
-      const seen = this.sessions.arguments(call.agent, call.sessionId, args, nowMs);
+    // The shared copy holds every process's view of the session; this process's own is the fallback.
+    const seen =
+      shared !== undefined
+        ? taintFrom(shared, args)
+        : call.sessionId !== undefined && this.sessions.has(call.agent, call.sessionId, nowMs)
+          ? this.sessions.arguments(call.agent, call.sessionId, args, nowMs)
+          : null;
+    if (seen !== null) {
       for (const [path, source] of Object.entries(seen.sources)) result.sources[path] ??= source;
       result.level = Math.max(result.level, seen.level);
     }
@@ -734,6 +797,8 @@ interface GatheredToolFacts {
   budget: { exceeded: boolean; used: number | null; limit: number | null };
   args: Record<string, unknown>;
   approval?: { id: string; outcome: 'used' | 'not_valid'; why?: string };
+  /** The shared session state could not be read: this process's own view decided. */
+  sharedStateDegraded: boolean;
 }
 
 function toolCallView(facts: GatheredToolFacts): ToolCallFacts {
@@ -798,6 +863,11 @@ function protectedTerm(agent: AgentFacts, call: GuardCall): FiredRule | null {
     detection: { entity: 'PROTECTION.TERM', score: 1, start: match.start, end: match.end, explanation: `${what} "${match.term}"`, detector: 'agent-protection' },
     detector_rule: false,
   };
+}
+
+/** The run with the shared state listed among what did not complete (a copy: a cached run is shared). */
+function degradedRun(run: RunResult): RunResult {
+  return run.degraded.includes(SHARED_STATE_DEGRADED) ? run : { ...run, degraded: [...run.degraded, SHARED_STATE_DEGRADED] };
 }
 
 function emptyRun(): RunResult {

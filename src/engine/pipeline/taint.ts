@@ -5,7 +5,8 @@
 //   `session_id`) is kept for a while, and an argument value that appears in it inherits its taint.
 //   Content that carried an injection makes the value hostile.
 // Levels: 0 trusted, 0.5 untrusted, 1 hostile. Sessions live in this process's memory (bounded);
-// gateways behind a load balancer need sticky sessions or explicit provenance for the second way.
+// with `redis_url` set they are shared by every gateway process too (shared-state.ts), so a load
+// balancer needs no sticky sessions.
 import { UNTRUSTED_SURFACES, type Surface } from '../detectors/types.js';
 
 export const TAINT_UNTRUSTED = 0.5;
@@ -37,7 +38,7 @@ export interface ArgumentTaint {
   level: number;
 }
 
-interface Remembered {
+export interface Remembered {
   /** Lower-cased, so that an address or a name matches whatever its case in the arguments. */
   text: string;
   surface: Surface;
@@ -50,9 +51,9 @@ interface Session {
   touchedMs: number;
 }
 
-const SESSION_CHARS = 256 * 1024;
+export const SESSION_CHARS = 256 * 1024;
 const MAX_SESSIONS = 10_000;
-const SESSION_TTL_MS = 3_600_000;
+export const SESSION_TTL_MS = 3_600_000;
 /** Shorter values ("yes", "10") occur everywhere and prove nothing about where they came from. */
 const MIN_VALUE_LENGTH = 6;
 const MAX_VALUES = 200;
@@ -61,8 +62,11 @@ const MAX_DEPTH = 8;
 export class SessionTaint {
   private readonly sessions = new Map<string, Session>();
 
-  /** Keeps untrusted content checked in a session, so that its values can be recognised later. */
-  remember(agent: string, sessionId: string, surface: Surface, content: string, hostile: boolean, nowMs: number): void {
+  /**
+   * Keeps untrusted content checked in a session, so that its values can be recognised later.
+   * Returns the entry as kept (for the shared copy).
+   */
+  remember(agent: string, sessionId: string, surface: Surface, content: string, hostile: boolean, nowMs: number): Remembered {
     const key = `${agent}\u0000${sessionId}`;
     let session = this.sessions.get(key);
     if (session === undefined) {
@@ -71,12 +75,13 @@ export class SessionTaint {
     } else this.sessions.delete(key); // re-inserted below: Map order is least recently used first
     this.sessions.set(key, session);
     session.touchedMs = nowMs;
-    const text = content.slice(0, SESSION_CHARS).toLowerCase();
-    session.entries.push({ text, surface, hostile });
-    session.chars += text.length;
+    const entry: Remembered = { text: content.slice(0, SESSION_CHARS).toLowerCase(), surface, hostile };
+    session.entries.push(entry);
+    session.chars += entry.text.length;
     while (session.chars > SESSION_CHARS && session.entries.length > 1) {
       session.chars -= session.entries.shift()?.text.length ?? 0;
     }
+    return entry;
   }
 
   /** Whether any untrusted content was seen in this session (a cheap test before walking arguments). */
@@ -87,22 +92,9 @@ export class SessionTaint {
 
   /** Arguments whose values appear in untrusted content of the session, with their level. */
   arguments(agent: string, sessionId: string, args: unknown, nowMs: number): ArgumentTaint {
-    const result: ArgumentTaint = { sources: {}, level: 0 };
     const session = this.sessions.get(`${agent}\u0000${sessionId}`);
-    if (session === undefined || nowMs - session.touchedMs >= SESSION_TTL_MS) return result;
-    for (const [path, value] of stringLeaves(args)) {
-      const needle = value.trim().toLowerCase();
-      if (needle.length < MIN_VALUE_LENGTH) continue;
-      for (let index = session.entries.length - 1; index >= 0; index -= 1) {
-        const entry = session.entries[index] as Remembered;
-        if (!entry.text.includes(needle)) continue;
-        const level = entry.hostile ? TAINT_HOSTILE : TAINT_UNTRUSTED;
-        if (level > result.level) result.level = level;
-        result.sources[path] = entry.hostile ? `${entry.surface} (carried an injection)` : entry.surface;
-        if (entry.hostile) break;
-      }
-    }
-    return result;
+    if (session === undefined || nowMs - session.touchedMs >= SESSION_TTL_MS) return { sources: {}, level: 0 };
+    return taintFrom(session.entries, args);
   }
 
   private evict(nowMs: number): void {
@@ -111,6 +103,25 @@ export class SessionTaint {
       if (this.sessions.size < MAX_SESSIONS * 0.9) return;
     }
   }
+}
+
+/** Arguments whose values appear in the remembered untrusted content (oldest first), with their level. */
+export function taintFrom(entries: readonly Remembered[], args: unknown): ArgumentTaint {
+  const result: ArgumentTaint = { sources: {}, level: 0 };
+  if (entries.length === 0) return result;
+  for (const [path, value] of stringLeaves(args)) {
+    const needle = value.trim().toLowerCase();
+    if (needle.length < MIN_VALUE_LENGTH) continue;
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const entry = entries[index] as Remembered;
+      if (!entry.text.includes(needle)) continue;
+      const level = entry.hostile ? TAINT_HOSTILE : TAINT_UNTRUSTED;
+      if (level > result.level) result.level = level;
+      result.sources[path] = entry.hostile ? `${entry.surface} (carried an injection)` : entry.surface;
+      if (entry.hostile) break;
+    }
+  }
+  return result;
 }
 
 /** String values of a JSON value with their dotted paths, bounded in depth and count. */

@@ -258,8 +258,10 @@ export const ConfigSchema = Type.Object(
     showcase_rate_limit_per_minute: Type.Integer({ minimum: 1, maximum: 10_000, default: 60, description: 'requests per minute one client address may make to GET /api/public/showcase' }),
     redis_url: Type.Union([Type.String({ pattern: '^rediss?://' }), Type.Null()], {
       default: null,
-      description: 'a redis:// URL: several gateway processes share rate limits (and, later, hot state) through it; null: each process keeps its own',
+      description: 'a redis:// URL: several gateway processes share rate limits, session taint, crescendo turns, loop windows and circuit breakers through it; null: each process keeps its own',
     }),
+    redis_state_timeout_ms: Milliseconds('milliseconds a check waits for the shared state in Redis before it decides with its own process\'s view and is reported degraded (fail_mode closed then blocks where an enforcing pack applies)', 100),
+    redis_key_prefix: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9:_.-]+$', default: 'parapet:', description: 'prefix of every key the gateway writes in Redis, so that deployments can share one Redis' }),
     rate_limit_public_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120, description: 'requests per minute one client address may make to the public routes (playground, waitlist); 0: no limit' }),
     rate_limit_api_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'requests per minute one credential may make to /api/*; 0: no limit' }),
     rate_limit_agent_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'requests per minute one credential may make to /v1/* (agent traffic); 0: no limit' }),
