@@ -147,6 +147,34 @@ describe.each(DIALECTS)('self-tracing (%s)', (dialect) => {
       for (const piece of [...pieces, 'Hello from the fake upstream']) expect(texts.filter((value) => value.includes(piece))).toEqual([]);
     });
 
+    it("traces a governed MCP call: the arguments' and the result's decisions under one server span, no content", async () => {
+      collector.reset();
+      const traced = await startTraced(dialect, `${collector.url}/v1/traces`);
+      const traceId = hex(16);
+      const { text, pieces } = sensitiveText();
+      try {
+        const answer = await traced.request('/v1/mcp/call', {
+          method: 'POST',
+          headers: { traceparent: `00-${traceId}-${hex(8)}-01`, 'x-parapet-agent': 'mcp-agent' },
+          json: { server: 'files', tool: 'read_file', arguments: { path: `/tmp/${pieces[0]}` }, result: { content: [{ type: 'text', text }] } },
+        });
+        expect(answer.status).toBe(200);
+        // The operator routes of the same area are not traced.
+        expect((await traced.request('/api/mcp-servers')).status).toBe(200);
+      } finally {
+        await traced.close();
+      }
+      const spans = collector.spans().filter((span) => span.traceId === traceId);
+      const [server] = spans.filter((span) => span.name === 'POST /v1/mcp/call');
+      expect(server?.attributes).toMatchObject({ 'parapet.agent': 'mcp-agent', 'parapet.mcp.server': 'files', 'parapet.mcp.tool': 'read_file', 'http.response.status_code': 200 });
+      const decisions = spans.filter((span) => span.name === 'parapet.decide');
+      expect(decisions.map((span) => span.attributes['parapet.surface']).sort()).toEqual(['tool_args', 'tool_result']);
+      expect(decisions.every((span) => span.parentSpanId === server?.spanId)).toBe(true);
+      expect(collector.spans().filter((span) => span.name === 'GET /api/mcp-servers')).toEqual([]);
+      const texts = [...attributeTexts(spans), ...spans.map((span) => span.name)];
+      for (const piece of pieces) expect(texts.filter((value) => value.includes(piece))).toEqual([]);
+    });
+
     it('starts a new trace for a malformed traceparent and exports nothing the caller did not sample', async () => {
       collector.reset();
       const traced = await startTraced(dialect, `${collector.url}/v1/traces`);

@@ -11,6 +11,7 @@ import { findingType, type Severity } from '../../engine/findings/catalog.js';
 import { fingerprint } from '../../engine/findings/fingerprint.js';
 import { notFound, problem } from '../../infra/http/problems.js';
 import type { Clock } from '../../infra/lib/clock.js';
+import type { TraceSpan } from '../../infra/lib/trace-span.js';
 import type { Decision, McpCallFacts, Pipeline } from '../../engine/pipeline/decide.js';
 import { RequestBudget } from '../../engine/pipeline/request-budget.js';
 import type { FindingUpsert, Recorder } from '../../engine/recording/recorder.js';
@@ -215,7 +216,7 @@ export class McpService {
    * Governs one MCP call: the arguments as tool_args under the key `mcp:<server>/<tool>` with the
    * registry's MCP facts, then the result (when given) as tool_result.
    */
-  async call(agent: string, body: McpCallBody): Promise<McpCallAnswer> {
+  async call(agent: string, body: McpCallBody, span?: TraceSpan): Promise<McpCallAnswer> {
     const db = this.deps.store.db;
     const [server, tool] = await Promise.all([mcp.findServer(db, body.server), mcp.findTool(db, body.server, body.tool)]);
     const facts: McpCallFacts = {
@@ -237,6 +238,7 @@ export class McpService {
       arguments: args,
       mcp: facts,
       requestBudget,
+      ...(span === undefined ? {} : { span }),
       ...(body.provenance === undefined ? {} : { provenance: body.provenance }),
       ...(body.approval_id === undefined ? {} : { approvalId: body.approval_id }),
       ...session,
@@ -251,6 +253,7 @@ export class McpService {
       tool: key,
       content: resultText(body.result),
       requestBudget,
+      ...(span === undefined ? {} : { span }),
       ...(trusted ? {} : session),
     });
     const decisions = { arguments: argumentsDecision, result: resultDecision };
