@@ -1,6 +1,7 @@
 // Lint: ESLint's and typescript-eslint's recommended rules over the TypeScript sources.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'console/dist/'] },
@@ -35,6 +36,12 @@ export default tseslint.config(
   {
     files: ['src/infra/store/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The console runs in the browser: React's rules of hooks apply.
+    files: ['console/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
   {
     files: ['**/*.cjs'],

@@ -26,6 +26,7 @@ import { identityRoutes } from './areas/identities/routes.js';
 import { jobRoutes } from './areas/jobs/routes.js';
 import { judgmentRoutes } from './areas/judgment/routes.js';
 import { mcpRoutes } from './areas/mcp/routes.js';
+import { consoleRoutes } from './areas/console/routes.js';
 import { memoryRoutes } from './areas/memory/routes.js';
 import { metricsRoutes } from './areas/metrics/routes.js';
 import { policyRoutes } from './areas/policies/routes.js';
@@ -149,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(identityRoutes, { identities: services.identities });
   await app.register(toolRoutes, { tools: services.tools });
   await app.register(mcpRoutes, { mcp: services.mcp, tracer: services.tracer });
+  await app.register(consoleRoutes);
   await app.register(approvalRoutes, { approvals: services.approvals });
   await app.register(auditRoutes, { audit: services.auditService });
   await app.register(findingRoutes, { findings: services.findings, attention: services.attention });

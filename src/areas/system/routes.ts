@@ -38,18 +38,23 @@ export const systemRoutes: FastifyPluginAsyncTypebox<SystemRoutesOptions> = asyn
       config: { access: 'public' },
       schema: { tags, summary: 'Names the service and says where to go next', response: { 200: RootSchema } },
     },
-    async () => ({
-      name: 'Parapet',
-      description: 'Governance gateway for AI agents: checks content and tool calls against policy and records every decision.',
-      version: GATEWAY_VERSION,
-      links: {
-        docs: DOCS_PREFIX,
-        openapi: '/openapi.json',
-        health: '/health',
-        operator_api: '/api',
-        agent_traffic: '/v1',
-      },
-    }),
+    async (request, reply) => {
+      // A browser (it asks for HTML first) goes to the console; API clients keep the JSON.
+      if (prefersHtml(request.headers.accept)) return reply.redirect('/console/', 302);
+      return {
+        name: 'Parapet',
+        description: 'Governance gateway for AI agents: checks content and tool calls against policy and records every decision.',
+        version: GATEWAY_VERSION,
+        links: {
+          docs: DOCS_PREFIX,
+          openapi: '/openapi.json',
+          health: '/health',
+          operator_api: '/api',
+          agent_traffic: '/v1',
+          console: '/console/',
+        },
+      };
+    },
   );
 
   app.get(
@@ -187,4 +192,20 @@ function describe(principal: Principal): Me {
     agent: null,
     expires_at: principal.expiresAt,
   };
+}
+
+/** Whether an Accept header ranks text/html above JSON, as a browser's navigation does. */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined) return false;
+  let html = -1;
+  let json = -1;
+  for (const part of accept.slice(0, 1024).split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => param.trim()).find((param) => param.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (!Number.isFinite(weight)) continue;
+    if (type === 'text/html' || type === 'application/xhtml+xml') html = Math.max(html, weight);
+    if (type === 'application/json' || type === 'application/problem+json') json = Math.max(json, weight);
+  }
+  return html > 0 && html > json;
 }

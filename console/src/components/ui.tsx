@@ -1,0 +1,153 @@
+// Small pieces every page uses: loading and error states, a hook that loads from the API, badges,
+// and a form that asks for a required reason before an action. Pages compose these; they do not
+// write their own copies.
+import { useCallback, useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { problemText } from '../api/client';
+
+export function Loading({ what = 'Loading' }: { what?: string }) {
+  return (
+    <p className="loading" role="status">
+      {what}…
+    </p>
+  );
+}
+
+export function ErrorNote({ error }: { error: string | null }) {
+  if (error === null) return null;
+  return (
+    <p role="alert" className="error">
+      {error}
+    </p>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="page-header">
+      <h1>{title}</h1>
+      {children !== undefined && <div className="actions">{children}</div>}
+    </div>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload(): void;
+}
+
+/**
+ * Loads with an openapi-fetch call and reloads when `deps` change or on `reload()`.
+ * @example const findings = useLoad(() => api.GET('/api/findings', { params: { query: { status } } }), [status]);
+ */
+export function useLoad<T>(load: () => Promise<{ data?: T; error?: unknown }>, deps: readonly unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    load().then(
+      (answer) => {
+        if (!current) return;
+        if (answer.data !== undefined) setState({ data: answer.data, error: null, loading: false });
+        else setState({ data: undefined, error: problemText(answer.error), loading: false });
+      },
+      (error: unknown) => current && setState({ data: undefined, error: problemText(error), loading: false }),
+    );
+    return () => {
+      current = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+const TONE: Record<string, string> = {
+  allow: 'ok',
+  block: 'bad',
+  escalate: 'warn',
+  mask: 'warn',
+  tokenize: 'warn',
+  critical: 'bad',
+  high: 'bad',
+  medium: 'warn',
+  low: 'info',
+  info: 'info',
+  enforce: 'bad',
+  observe: 'info',
+  open: 'warn',
+  resolved: 'ok',
+  suppressed: 'info',
+  pending: 'warn',
+  approved: 'ok',
+  denied: 'bad',
+};
+
+/** A verdict, severity, mode or status as a coloured word (the word itself carries the meaning). */
+export function Badge({ value }: { value: string | null | undefined }) {
+  if (value === null || value === undefined) return null;
+  return <span className={`badge ${TONE[value] ?? 'info'}`}>{value}</span>;
+}
+
+export function When({ at }: { at: string | null | undefined }) {
+  if (at === null || at === undefined) return <span>—</span>;
+  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
+/**
+ * A button that opens a small form asking for a reason (required unless `optional`), then runs the
+ * action; its refusal is shown next to it.
+ */
+export function ReasonAction({
+  label,
+  field = 'Reason',
+  optional = false,
+  danger = false,
+  onSubmit,
+}: {
+  label: string;
+  field?: string;
+  optional?: boolean;
+  danger?: boolean;
+  /** Resolves with an error text to show, or null when done. */
+  onSubmit(reason: string): Promise<string | null>;
+}) {
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  if (!open) {
+    return (
+      <button type="button" className={danger ? 'danger' : undefined} onClick={() => setOpen(true)}>
+        {label}
+      </button>
+    );
+  }
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    const failed = await onSubmit(reason.trim());
+    setBusy(false);
+    setError(failed);
+    if (failed === null) {
+      setOpen(false);
+      setReason('');
+    }
+  };
+  return (
+    <form className="reason" onSubmit={(event) => void submit(event)} aria-label={label}>
+      <label htmlFor={id}>{field}</label>
+      <input id={id} value={reason} onChange={(event) => setReason(event.target.value)} required={!optional} autoFocus />
+      <button type="submit" disabled={busy} className={danger ? 'danger' : undefined}>
+        {label}
+      </button>
+      <button type="button" className="link" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
