@@ -28,7 +28,7 @@ describe('console shell', () => {
       await view.page.getByRole('navigation', { name: 'Main' }).waitFor();
       await view.screenshot('shell-signed-in');
       // The token lives in this tab's sessionStorage only.
-      expect(await view.page.evaluate(() => [localStorage.length, document.cookie])).toEqual([0, '']);
+      expect(await view.page.evaluate(() => [(globalThis as any).localStorage.length, (globalThis as any).document.cookie])).toEqual([0, '']);
     } finally {
       await view.close();
     }

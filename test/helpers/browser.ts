@@ -74,8 +74,9 @@ export async function openConsole(browser: Browser, baseUrl: string, token: stri
     async seriousViolations() {
       await page.addScriptTag({ content: axeSource });
       const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> }> } }).axe;
-        const result = await axe.run(document, { resultTypes: ['violations'] });
+        // Runs in the page: its globals, not Node's (the test's tsconfig has no DOM types).
+        const page = globalThis as any;
+        const result: { violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }> } = await page.axe.run(page.document, { resultTypes: ['violations'] });
         return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact ?? 'unknown', help: violation.help, nodes: violation.nodes.map((node) => JSON.stringify(node.target)) }));
       });
       return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');

@@ -6,6 +6,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import { Problem, problem, type FieldError } from './problems.js';
 
 interface AjvLikeError {
@@ -63,6 +64,10 @@ export function toProblem(error: FastifyError): Problem {
         : problem('invalid-request', error.message);
     default:
       break;
+  }
+  // The database is restarting or failing over: a 503 the caller retries, not a defect.
+  if (error.statusCode === undefined && isStoreUnavailable(error)) {
+    return new Problem('unavailable', 'the database is not reachable right now; retry shortly', undefined, { 'retry-after': '1' });
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return problem('body-too-large', error.message);

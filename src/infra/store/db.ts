@@ -50,6 +50,10 @@ export class Store {
       const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
       // An idle client that loses its server must not crash the process; the next query reconnects.
       pool.on('error', () => undefined);
+      // A client checked out between two queries (a transaction awaiting other work) hears the
+      // server going away as an 'error' event of its own, which the pool does not catch while the
+      // client is out: unheard, it would end the process. Its next query fails and is answered.
+      pool.on('connect', (client) => client.on('error', () => undefined));
       return new Store(new Kysely<Database>({ dialect: storableTextDialect(new PostgresDialect({ pool })) }), 'postgres', undefined, options.databaseUrl);
     }
     mkdirSync(options.dataDir, { recursive: true });

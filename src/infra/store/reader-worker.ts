@@ -33,6 +33,10 @@ function open(): Kysely<Database> {
   }
   const pool = new pg.Pool({ connectionString: databaseUrl as string, max: 1, statement_timeout: statementTimeoutMs });
   pool.on('error', () => undefined);
+  // A client checked out between two queries (a transaction awaiting other work) hears the
+  // server going away as an 'error' event of its own, which the pool does not catch while the
+  // client is out: unheard, it would end the process. Its next query fails and is answered.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: storableTextDialect(new PostgresDialect({ pool })) });
 }
 
