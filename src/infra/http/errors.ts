@@ -6,7 +6,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isStoreUnavailable } from '../store/unavailable.js';
+import { isStoreUnavailable } from '../lib/store-unavailable.js';
 import { Problem, problem, type FieldError } from './problems.js';
 
 interface AjvLikeError {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../../test/helpers/gateway.js';
 import { PG_ADMIN_URL, createTestDatabase, type TestDatabase } from '../../../test/helpers/postgres.js';
-import { isStoreUnavailable } from './unavailable.js';
+import { isStoreUnavailable } from '../lib/store-unavailable.js';
 
 describe('a PostgreSQL database that refuses connections', () => {
   let database: TestDatabase;
@@ -42,7 +42,7 @@ describe('a PostgreSQL database that refuses connections', () => {
       if (response.status === 503) {
         expect(response.headers.get('retry-after')).toBe('1');
         expect(response.headers.get('content-type')).toContain('application/problem+json');
-        expect((await response.json()).detail).toContain('database is not reachable');
+        expect(((await response.json()) as { detail: string }).detail).toContain('database is not reachable');
       }
     }
     expect(statuses).toEqual([503, 503, 503]);
