@@ -72,7 +72,8 @@ export async function openConsole(browser: Browser, baseUrl: string, token: stri
       return file;
     },
     async seriousViolations() {
-      await page.addScriptTag({ content: axeSource });
+      // Evaluated over the DevTools protocol: the console's CSP (script-src 'self') refuses an inline script tag.
+      await page.evaluate(axeSource);
       const violations = await page.evaluate(async () => {
         // Runs in the page: its globals, not Node's (the test's tsconfig has no DOM types).
         const page = globalThis as any;

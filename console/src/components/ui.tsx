@@ -83,6 +83,45 @@ const TONE: Record<string, string> = {
   pending: 'warn',
   approved: 'ok',
   denied: 'bad',
+  acknowledged: 'info',
+  active: 'ok',
+  advanced: 'ok',
+  applied: 'ok',
+  at_risk: 'warn',
+  better: 'ok',
+  breached: 'bad',
+  broken: 'bad',
+  building: 'info',
+  canary: 'warn',
+  closed: 'ok',
+  completed: 'ok',
+  covered: 'ok',
+  expired: 'info',
+  fail: 'bad',
+  failed: 'bad',
+  failing: 'bad',
+  held: 'warn',
+  intact: 'ok',
+  killed: 'bad',
+  live: 'ok',
+  loosens: 'warn',
+  met: 'ok',
+  never_computed: 'info',
+  no_data: 'info',
+  not_evidenced: 'warn',
+  overdue: 'bad',
+  pass: 'ok',
+  passed: 'ok',
+  quarantined: 'warn',
+  queued: 'info',
+  queued_for_retry: 'warn',
+  ready: 'ok',
+  rejected: 'bad',
+  rolled_back: 'warn',
+  running: 'info',
+  used: 'ok',
+  verified: 'ok',
+  worse: 'bad',
 };
 
 /** A verdict, severity, mode or status as a coloured word (the word itself carries the meaning). */
@@ -150,4 +189,106 @@ export function ReasonAction({
       <ErrorNote error={error} />
     </form>
   );
+}
+
+/**
+ * Runs an openapi-fetch call; null when it succeeded (then `onDone`, usually a reload), otherwise
+ * the problem as one line. A network failure is a refusal too, never an unhandled rejection.
+ */
+export async function outcome(call: Promise<{ error?: unknown; response: Response }>, onDone: () => void): Promise<string | null> {
+  try {
+    const answer = await call;
+    if (answer.response.ok) {
+      onDone();
+      return null;
+    }
+    return problemText(answer.error);
+  } catch (error) {
+    return problemText(error);
+  }
+}
+
+/** A button whose action needs no reason (approve a proposed grant): disabled while it runs, shows the refusal. */
+export function ActionButton({
+  label,
+  name,
+  className,
+  primary = false,
+  onRun,
+}: {
+  label: string;
+  /** Accessible name when the label alone is ambiguous (one button per row). */
+  name?: string;
+  className?: string;
+  primary?: boolean;
+  onRun(): Promise<string | null>;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(await onRun());
+    setBusy(false);
+  };
+  return (
+    <span>
+      <button type="button" className={className ?? (primary ? 'primary' : undefined)} disabled={busy} aria-label={name} onClick={() => void run()}>
+        {busy ? `${label}…` : label}
+      </button>
+      <ErrorNote error={error} />
+    </span>
+  );
+}
+
+/** Cursor paging: the API gives the next cursor; going back starts over from the first page. */
+export function Pager({ cursor, next, onChange }: { cursor: string | undefined; next: string | null | undefined; onChange(cursor: string | undefined): void }) {
+  if (cursor === undefined && (next === null || next === undefined)) return null;
+  return (
+    <div className="actions">
+      {cursor !== undefined && (
+        <button type="button" onClick={() => onChange(undefined)}>
+          First page
+        </button>
+      )}
+      {next !== null && next !== undefined && (
+        <button type="button" onClick={() => onChange(next)}>
+          Next page
+        </button>
+      )}
+    </div>
+  );
+}
+
+// The shared stylesheet has no definition-list layout; two columns that wrap long values.
+const FACTS_LAYOUT = { display: 'grid', gridTemplateColumns: 'minmax(7rem, max-content) 1fr', gap: '4px 12px', margin: 0, overflowWrap: 'anywhere' } as const;
+
+/**
+ * A table that may scroll sideways on a phone: named and focusable, so a keyboard can scroll it even
+ * when it holds no link or button (axe: scrollable-region-focusable).
+ */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
+/** Label/value pairs as a definition list; empty values print a dash. */
+export function Facts({ items }: { items: Array<[string, ReactNode]> }) {
+  return (
+    <dl style={FACTS_LAYOUT}>
+      {items.map(([term, value]) => (
+        <div key={term} style={{ display: 'contents' }}>
+          <dt className="muted">{term}</dt>
+          <dd style={{ margin: 0 }}>{value === null || value === undefined || value === '' ? '—' : value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A list of names (tools, models) as one comma-separated line, or a dash. */
+export function names(values: readonly string[]): string {
+  return values.length === 0 ? '—' : values.join(', ');
 }
