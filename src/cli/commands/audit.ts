@@ -8,17 +8,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { unzipSync } from 'fflate';
 import { verifyEvidenceFiles } from '../../areas/audit/offline.js';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiAnswer } from '../../api/answers.js';
 
-interface Verification {
-  ok: boolean;
-  checked: number;
-  start_seq: number;
-  end_seq: number;
-  first_bad: { seq: number; id: string; reason: string } | null;
-  checkpoints: Array<{ id: string; seq: number; signature_valid: boolean; matches_chain: boolean }>;
-  missing_checkpoints?: Array<{ id: string; seq: number }>;
-  head?: { id: string; seq: number; signature_valid: boolean; matches_chain: boolean; stored: boolean } | null;
-}
+type Verification = ApiAnswer<'/api/audit/verify', 'post'>;
 
 function parseSeq(value: string): number {
   const seq = Number(value);
@@ -94,7 +86,7 @@ export function registerAuditCommands(program: Command): void {
       .description("seal the chain's current head with a checkpoint signed by the gateway")
       .option('--json', 'print the checkpoint as JSON'),
   ).action(async (options: ConnectionOptions & { json?: boolean }) => {
-    const checkpoint = await clientFor(options).json<{ id: string; seq: number; hash: string; key_id: string }>('POST', '/api/audit/checkpoint', {});
+    const checkpoint = await clientFor(options).json<ApiAnswer<'/api/audit/checkpoint', 'post'>>('POST', '/api/audit/checkpoint', {});
     process.stdout.write(
       options.json
         ? `${JSON.stringify(checkpoint, null, 2)}\n`
@@ -108,7 +100,7 @@ export function registerAuditCommands(program: Command): void {
       .description('save the latest signed checkpoint and its public key; keep it outside the gateway and pass it to `audit verify --head` later')
       .option('-o, --output <file>', 'where to write it (default: stdout)'),
   ).action(async (options: ConnectionOptions & { output?: string }) => {
-    const head = await clientFor(options).json<{ checkpoint: { id: string; seq: number } }>('GET', '/api/audit/head');
+    const head = await clientFor(options).json<ApiAnswer<'/api/audit/head', 'get'>>('GET', '/api/audit/head');
     const text = `${JSON.stringify(head, null, 2)}\n`;
     if (options.output === undefined) process.stdout.write(text);
     else {

@@ -3,40 +3,16 @@
 // 0 passed, 1 not passed, 2 when the gate could not be asked (bad usage, no connection, refused).
 import { CommanderError, InvalidArgumentError, type Command } from 'commander';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiAnswer } from '../../api/answers.js';
 import { registerEvalSuiteCommands } from './eval-suites.js';
 
 /** The exit code when the gate could not give a verdict (usage, connection, a refused request). */
 const EXIT_UNUSABLE = 2;
 const POLL_MS = 1000;
 
-interface Comparison {
-  baseline_run_id: string;
-  regressed: string[];
-  improved: string[];
-  test: { p_value: number };
-  significant: boolean;
-}
+type GateAnswer = ApiAnswer<'/api/eval/gate', 'post'>;
 
-interface GateAnswer {
-  passed: boolean;
-  run_id: string;
-  pass_rate: number | null;
-  min_pass_rate: number | null;
-  scorers: Array<{ scorer: string; pass_rate: number | null; threshold: number | null; passed: boolean }>;
-  comparison: Comparison | null;
-  reasons: string[];
-}
-
-interface RunAnswer {
-  id: string;
-  status: string;
-  total: number;
-  done?: number;
-  pass_rate?: number | null;
-  error?: string | null;
-  cases?: Array<{ case_id: string | null; case_key: string | null }>;
-  comparison?: Comparison | null;
-}
+type RunAnswer = ApiAnswer<'/api/eval/runs/{run_id}', 'get'>;
 
 type TargetOptions = ConnectionOptions & { suite: string; target?: Record<string, unknown>; scorer?: string[]; baseline?: string; json?: boolean };
 type GateOptions = TargetOptions & { threshold?: Record<string, number>; minPassRate?: number; run?: string };

@@ -2,17 +2,11 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiAnswer, ApiItem } from '../../api/answers.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-interface EvidencePackage {
-  id: string;
-  status: string;
-  counts: Record<string, number> | null;
-  size_bytes: number | null;
-  manifest_sha256: string | null;
-  job_id: string | null;
-}
+type EvidencePackage = ApiItem<'/api/evidence'>;
 
 function describe(item: EvidencePackage): string {
   const counts = item.counts === null ? '' : ` ${Object.entries(item.counts).map(([key, n]) => `${key} ${n}`).join(', ')};`;
@@ -40,7 +34,7 @@ export function registerEvidenceCommands(program: Command): void {
     if (options.from !== undefined) body.period_from = options.from;
     if (options.to !== undefined) body.period_to = options.to;
     // 201 answers the package; 202 only its id, status and job.
-    const answer = await clientFor(options).json<Pick<EvidencePackage, 'id' | 'status'> & Partial<EvidencePackage>>('POST', '/api/evidence', body);
+    const answer = await clientFor(options).json<ApiAnswer<'/api/evidence', 'post'>>('POST', '/api/evidence', body);
     const summary = { ...answer, counts: answer.counts ?? null, size_bytes: answer.size_bytes ?? null, manifest_sha256: answer.manifest_sha256 ?? null, job_id: answer.job_id ?? null };
     process.stdout.write(options.json ? `${JSON.stringify(answer, null, 2)}\n` : `${describe(summary)}\n`);
   });

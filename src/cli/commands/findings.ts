@@ -2,15 +2,9 @@
 // (GET and PATCH /api/findings). API errors are thrown as ApiError; index.ts prints them.
 import { InvalidArgumentError, type Command } from 'commander';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiItem } from '../../api/answers.js';
 
-interface FindingLine {
-  id: string;
-  severity: string;
-  status: string;
-  occurrences: number;
-  last_seen_at: string;
-  title: string;
-}
+type FindingLine = ApiItem<'/api/findings'>;
 
 const STATUSES = ['open', 'suppressed', 'resolved'];
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];

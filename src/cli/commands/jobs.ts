@@ -1,16 +1,9 @@
 // parapet jobs list|retry: clients of /api/jobs.
 import type { Command } from 'commander';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiItem } from '../../api/answers.js';
 
-interface Job {
-  id: string;
-  kind: string;
-  status: string;
-  attempts: number;
-  max_attempts: number;
-  last_error: string | null;
-  created_at: string;
-}
+type Job = ApiItem<'/api/jobs'>;
 
 const line = (job: Job) =>
   `${job.id}  ${job.status.padEnd(7)}  ${job.kind}  attempts ${job.attempts}/${job.max_attempts}${job.last_error === null ? '' : `  last error: ${job.last_error}`}`;

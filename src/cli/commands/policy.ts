@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ApiError, clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiAnswer } from '../../api/answers.js';
 
 interface LintFinding {
   severity: string;
@@ -13,81 +14,17 @@ interface LintFinding {
   message: string;
 }
 
-interface LintReport {
-  passed: boolean;
-  findings: LintFinding[];
-  counts: Record<string, number>;
-}
+type LintReport = ApiAnswer<'/api/policies/lint', 'get'>;
 
-interface Validation {
-  valid: boolean;
-  key: string | null;
-  rules: number;
-  errors: Array<{ path: string; message: string; line: number | null; column: number | null }>;
-  lint: LintReport | null;
-}
+type Validation = ApiAnswer<'/api/policies/validate', 'post'>;
 
-interface Change {
-  decision_id: string;
-  at: string;
-  agent: string;
-  surface: string;
-  verdict_before: string;
-  verdict_after: string;
-  effective_before: string;
-  effective_after: string;
-}
+type Simulation = ApiAnswer<'/api/policies/simulate', 'post'>;
 
-interface Simulation {
-  simulation_id: string | null;
-  policy: string;
-  examined: number;
-  without_facts: number;
-  changed: number;
-  effective_changed: number;
-  transitions: Record<string, number>;
-  changes: Change[];
-  since: string;
-  ms: number;
-}
+type SavedVersion = ApiAnswer<'/api/policies', 'post'>;
 
-interface SavedVersion {
-  key: string;
-  version: number;
-  status: string;
-  proposal_id: string;
-  loosening: boolean;
-  approvals_needed: number;
-  lint: { passed: boolean; counts: Record<string, number> };
-  simulation: { examined: number; changed: number; transitions: Record<string, number> };
-}
+type PolicySummary = ApiAnswer<'/api/policies/{key}/mode', 'post'>;
 
-interface PolicySummary {
-  key: string;
-  version: number | null;
-  mode: string;
-  level: string;
-  scope_id: string;
-  compose: string;
-  pending_versions: number[];
-}
-
-interface Cohort {
-  calls: number;
-  blocked: number;
-  block_rate: number | null;
-}
-
-interface Canary {
-  key: string;
-  state: string;
-  baseline_version: number;
-  candidate_version: number;
-  steps: number[];
-  step_index: number;
-  percent: number;
-  last_check: { at: string; outcome: string; why: string; candidate: Cohort; baseline: Cohort; dwell_seconds: number } | null;
-}
+type Canary = ApiAnswer<'/api/policies/{key}/canary', 'get'>;
 
 const MODES = ['observe', 'enforce'];
 const LEVELS = ['org', 'team', 'agent', 'environment'];

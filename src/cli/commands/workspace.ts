@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { clientFor, withConnectionOptions, type ConnectionOptions } from '../client.js';
+import type { ApiAnswer } from '../../api/answers.js';
 
 /** The gateway's limits (src/areas/workspace/schemas.ts), checked here first for a clearer message. */
 const MAX_SOURCE_CHARS = 2 * 1_048_576;
@@ -18,34 +19,9 @@ const SHOWN_VALUE = 120;
 /** plan --exit-code: changes to make. */
 const EXIT_CHANGES = 2;
 
-interface FieldChange {
-  path: string;
-  from: unknown;
-  to: unknown;
-}
+type Plan = ApiAnswer<'/api/workspace/plan', 'post'>;
 
-interface PlannedChange {
-  kind: string;
-  key: string;
-  action: 'create' | 'change' | 'delete';
-  fields: FieldChange[];
-  blocked?: string;
-}
-
-interface Plan {
-  changes: PlannedChange[];
-  counts: { create: number; change: number; delete: number; blocked: number };
-  unchanged: number;
-  kinds: string[];
-  prune: boolean;
-}
-
-interface ApplyResult {
-  applied: Array<{ kind: string; key: string; action: string }>;
-  failed: Array<{ kind: string; key: string; action: string; reason: string; attempted: boolean }>;
-  counts: { applied: number; failed: number };
-  unchanged: number;
-}
+type ApplyResult = ApiAnswer<'/api/workspace/apply', 'post'>;
 
 type Source = string | { files: Record<string, string> };
 
