@@ -41,7 +41,12 @@ export default tseslint.config(
     // The console runs in the browser: React's rules of hooks apply.
     files: ['console/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
-    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
+      // The console is a client of the API: of the gateway's code it may read the API's types only.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/engine/**', '**/src/areas/**', '**/src/infra/**', '**/src/cli/**', '**/src/*.js', '**/src/*.ts'], message: 'the console talks to the gateway over HTTP: import only src/api (its types)' }] }],
+    },
   },
   {
     files: ['**/*.cjs'],
