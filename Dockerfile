@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The Parapet gateway as a container (docs/deployment.md "Containers"). Three stages:
-#   build   - every dependency (TypeScript), compiles src/ to dist/;
+#   build   - every dependency (TypeScript, Vite), compiles src/ to dist/ and the console to dist/console;
 #   deps    - production dependencies only (npm ci --omit=dev), the native SQLite binding built here;
 #   runtime - dist/, the shipped data files and deps' node_modules, as the unprivileged user `node`.
 # Build from the repository root: docker build -t parapet .
@@ -16,7 +16,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+COPY console ./console
+# The gateway, then the console into dist/console (what `npm run build` does).
+RUN npx tsc -p tsconfig.build.json && npx vite build --config console/vite.config.ts
 
 FROM ${NODE_IMAGE} AS deps
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*

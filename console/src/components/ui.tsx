@@ -292,3 +292,17 @@ export function Facts({ items }: { items: Array<[string, ReactNode]> }) {
 export function names(values: readonly string[]): string {
   return values.length === 0 ? '—' : values.join(', ');
 }
+
+/**
+ * A loaded list: its error, a loading note until the first answer, a sentence when it is empty, and
+ * otherwise what `children` makes of it.
+ * @example <Listing loaded={runs} empty="No run yet.">{(data) => <RunsTable runs={data.items} />}</Listing>
+ */
+export function Listing<T extends { items: readonly unknown[] }>({ loaded, empty, children }: { loaded: Loaded<T>; empty: string; children(data: T): ReactNode }) {
+  return (
+    <>
+      <ErrorNote error={loaded.error} />
+      {loaded.data === undefined ? loaded.loading && <Loading /> : loaded.data.items.length === 0 ? <p className="muted">{empty}</p> : children(loaded.data)}
+    </>
+  );
+}

@@ -4,7 +4,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, problemText } from '../api/client';
 import { useAuth } from '../auth';
-import { Badge, ErrorNote, Loading, PageHeader, When, useLoad, ActionButton, TableWrap } from '../components/ui';
+import { Badge, ErrorNote, Loading, PageHeader, When, useLoad, ActionButton, TableWrap, Listing } from '../components/ui';
 import { figure, percent } from '../components/d-figures';
 import { EvalRun } from '../components/d-eval-run';
 
@@ -90,12 +90,8 @@ export default function EvaluationsPage() {
       </section>
       <section aria-labelledby="runs-heading">
         <h2 id="runs-heading">Runs</h2>
-        <ErrorNote error={runs.error} />
-        {runs.data === undefined ? (
-          runs.loading && <Loading />
-        ) : runs.data.items.length === 0 ? (
-          <p className="muted">No run yet.</p>
-        ) : (
+        <Listing loaded={runs} empty="No run yet.">
+          {(data) => (
           <TableWrap label="Runs table">
             <table>
               <thead>
@@ -110,7 +106,7 @@ export default function EvaluationsPage() {
                 </tr>
               </thead>
               <tbody>
-                {runs.data.items.map((run) => (
+                {data.items.map((run) => (
                   <tr key={run.id}>
                     <td>
                       <button type="button" className="link" aria-pressed={selectedRun === run.id} onClick={() => setSelectedRun(run.id)}>
@@ -132,18 +128,15 @@ export default function EvaluationsPage() {
               </tbody>
             </table>
           </TableWrap>
-        )}
+          )}
+        </Listing>
       </section>
       {selectedRun !== null && <EvalRun runId={selectedRun} />}
       <Drift />
       <section aria-labelledby="slos-heading">
         <h2 id="slos-heading">SLOs</h2>
-        <ErrorNote error={slos.error} />
-        {slos.data === undefined ? (
-          slos.loading && <Loading />
-        ) : slos.data.items.length === 0 ? (
-          <p className="muted">No SLO set: POST /api/eval/slos sets one over an agent's online results.</p>
-        ) : (
+        <Listing loaded={slos} empty="No SLO set: POST /api/eval/slos sets one over an agent's online results.">
+          {(data) => (
           <TableWrap label="SLOs table">
             <table>
               <thead>
@@ -159,7 +152,7 @@ export default function EvaluationsPage() {
                 </tr>
               </thead>
               <tbody>
-                {slos.data.items.map((slo) => (
+                {data.items.map((slo) => (
                   <tr key={slo.id}>
                     <td>{slo.agent}</td>
                     <td>{slo.scorer}</td>
@@ -178,7 +171,8 @@ export default function EvaluationsPage() {
               </tbody>
             </table>
           </TableWrap>
-        )}
+          )}
+        </Listing>
       </section>
     </>
   );

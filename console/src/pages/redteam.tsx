@@ -4,7 +4,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, problemText } from '../api/client';
 import { useAuth } from '../auth';
-import { Badge, ErrorNote, Loading, PageHeader, When, useLoad, ActionButton, TableWrap } from '../components/ui';
+import { Badge, ErrorNote, PageHeader, When, useLoad, ActionButton, TableWrap, Listing } from '../components/ui';
 import { percent } from '../components/d-figures';
 import { CampaignDetail, type Campaign } from '../components/d-redteam-campaign';
 
@@ -41,12 +41,8 @@ export default function RedteamPage() {
       )}
       <section aria-labelledby="campaigns-heading">
         <h2 id="campaigns-heading">Campaigns</h2>
-        <ErrorNote error={campaigns.error} />
-        {campaigns.data === undefined ? (
-          campaigns.loading && <Loading />
-        ) : campaigns.data.items.length === 0 ? (
-          <p className="muted">No campaign yet.</p>
-        ) : (
+        <Listing loaded={campaigns} empty="No campaign yet.">
+          {(data) => (
           <TableWrap label="Campaigns table">
             <table>
               <thead>
@@ -63,7 +59,7 @@ export default function RedteamPage() {
                 </tr>
               </thead>
               <tbody>
-                {campaigns.data.items.map((campaign) => (
+                {data.items.map((campaign) => (
                   <tr key={campaign.id}>
                     <td>
                       <button type="button" className="link" aria-pressed={selected === campaign.id} onClick={() => setSelected(campaign.id)}>
@@ -87,17 +83,14 @@ export default function RedteamPage() {
               </tbody>
             </table>
           </TableWrap>
-        )}
+          )}
+        </Listing>
       </section>
       {shown !== undefined && <CampaignDetail campaign={shown} />}
       <section aria-labelledby="targets-heading">
         <h2 id="targets-heading">Probe targets</h2>
-        <ErrorNote error={targets.error} />
-        {targets.data === undefined ? (
-          targets.loading && <Loading />
-        ) : targets.data.items.length === 0 ? (
-          <p className="muted">No probe target: POST /api/probes/targets registers a deployed agent (created disabled until opted in).</p>
-        ) : (
+        <Listing loaded={targets} empty="No probe target: POST /api/probes/targets registers a deployed agent (created disabled until opted in).">
+          {(data) => (
           <TableWrap label="Probe targets table">
             <table>
               <thead>
@@ -113,7 +106,7 @@ export default function RedteamPage() {
                 </tr>
               </thead>
               <tbody>
-                {targets.data.items.map((target) => (
+                {data.items.map((target) => (
                   <tr key={target.id}>
                     <td>{target.name}</td>
                     <td>{target.agent}</td>
@@ -136,7 +129,8 @@ export default function RedteamPage() {
               </tbody>
             </table>
           </TableWrap>
-        )}
+          )}
+        </Listing>
       </section>
       <section aria-labelledby="library-heading">
         <h2 id="library-heading">Probe library</h2>

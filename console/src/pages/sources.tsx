@@ -4,7 +4,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { api, problemText, type paths } from '../api/client';
 import { useAuth } from '../auth';
-import { Badge, ErrorNote, Loading, PageHeader, When, useLoad, ActionButton, TableWrap } from '../components/ui';
+import { Badge, ErrorNote, PageHeader, When, useLoad, ActionButton, TableWrap, Listing } from '../components/ui';
 import { Figures, percent } from '../components/d-figures';
 import { AssessAnswer } from '../components/d-source-assess';
 
@@ -67,12 +67,8 @@ export default function SourcesPage() {
       <section aria-labelledby="registry-heading">
         <h2 id="registry-heading">Registry</h2>
         {can('operator') && <RegisterSource onSaved={reload} />}
-        <ErrorNote error={sources.error} />
-        {sources.data === undefined ? (
-          sources.loading && <Loading />
-        ) : sources.data.items.length === 0 ? (
-          <p className="muted">No source registered.</p>
-        ) : (
+        <Listing loaded={sources} empty="No source registered.">
+          {(data) => (
           <TableWrap label="Sources table">
             <table>
               <thead>
@@ -88,7 +84,7 @@ export default function SourcesPage() {
                 </tr>
               </thead>
               <tbody>
-                {sources.data.items.map((source) => (
+                {data.items.map((source) => (
                   <tr key={source.key}>
                     <td>
                       <strong>{source.title}</strong> <code>{source.key}</code> {source.deprecated && <Badge value="deprecated" />}
@@ -120,7 +116,8 @@ export default function SourcesPage() {
               </tbody>
             </table>
           </TableWrap>
-        )}
+          )}
+        </Listing>
       </section>
       <AssessAnswer sourceKeys={sources.data?.items.map((source) => source.key) ?? []} onAssessed={sources.reload} />
       <section aria-labelledby="answerability-heading">
