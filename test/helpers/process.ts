@@ -48,7 +48,11 @@ export async function startServerProcess(env: Record<string, string>, cwd: strin
   let output = '';
   const exited = once(child, 'exit') as Promise<[number | null]>;
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    // A process that never listened is not left running: nobody else holds it.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway did not start in ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);

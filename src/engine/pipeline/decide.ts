@@ -283,7 +283,8 @@ export class Pipeline {
     const schemaCall = call.jsonSchema === undefined && tool !== undefined && tool.jsonSchema !== null ? { ...call, jsonSchema: tool.jsonSchema } : call;
     let run = await this.detect(schemaCall);
     const nowMs = this.deps.clock.now().getTime();
-    const sessionState = call.sessionId === undefined ? null : await this.noteSession(call, call.sessionId, run, nowMs);
+    const noted = call.sessionId === undefined ? null : this.noteSession(call, call.sessionId, run, nowMs);
+    const sessionState = noted instanceof Promise ? await noted : noted;
     if (sessionState?.degraded === true) run = degradedRun(run);
     const drift = sessionState?.drift ?? null;
     const toolFacts = call.surface === 'tool_args' && call.tool !== undefined ? await this.toolCallFacts(call, call.tool, agent, nowMs, trial !== null) : null;
@@ -375,30 +376,30 @@ export class Pipeline {
    * when configured, in the shared state in one round trip; where that fails, this process's own
    * view decides and the decision is degraded.
    */
-  private async noteSession(call: GuardCall, sessionId: string, run: RunResult, nowMs: number): Promise<{ drift: TrajectoryDrift | null; degraded: boolean } | null> {
+  private noteSession(call: GuardCall, sessionId: string, run: RunResult, nowMs: number): SessionNote | Promise<SessionNote> {
     let remembered: Remembered | undefined;
     if (untrustedContent(call)) {
       const hostile = run.detections.some((d) => d.entity.startsWith('INJECTION.') && d.score >= HOSTILE_SCORE);
       remembered = this.sessions.remember(call.agent, sessionId, call.surface, call.content, hostile, nowMs);
     }
     const risk = call.surface === 'input' ? turnRisk(run.detections) : undefined;
-    let drift = risk === undefined ? null : this.crescendo.note(call.agent, sessionId, risk, nowMs);
+    const drift = risk === undefined ? null : this.crescendo.note(call.agent, sessionId, risk, nowMs);
     const shared = this.deps.sharedState;
+    // Nothing to share, or nowhere to share it: no promise on the way.
     if (shared === undefined || (remembered === undefined && risk === undefined)) return { drift, degraded: false };
-    try {
-      const risks = await shared.note(call.agent, sessionId, { ...(remembered === undefined ? {} : { remember: remembered }), ...(risk === undefined ? {} : { risk }) });
-      if (risks !== null) drift = driftOf(risks);
-      return { drift, degraded: false };
-    } catch (error) {
-      if (!(error instanceof SharedStateUnavailable)) throw error;
-      return { drift, degraded: true };
-    }
+    return shared.note(call.agent, sessionId, { ...(remembered === undefined ? {} : { remember: remembered }), ...(risk === undefined ? {} : { risk }) }).then(
+      (risks) => ({ drift: risks === null ? drift : driftOf(risks), degraded: false }),
+      (error: unknown) => {
+        if (!(error instanceof SharedStateUnavailable)) throw error;
+        return { drift, degraded: true };
+      },
+    );
   }
 
   /** Taint, capability, action analysis, loop and budget state of one tool call. */
   private async toolCallFacts(call: GuardCall, tool: string, agent: AgentFacts, nowMs: number, trial = false): Promise<GatheredToolFacts> {
     const args = call.arguments ?? {};
-    const shared = trial ? undefined : await this.sharedToolState(call, tool, args, agent.limits, nowMs);
+    const shared = trial || this.deps.sharedState === undefined ? undefined : await this.sharedToolState(this.deps.sharedState, call, tool, args, agent.limits, nowMs);
     const taint = this.argumentTaint(call, args, nowMs, shared?.remembered);
     const grant = grantFor(agent, tool);
     const action = analyseAction({
@@ -421,14 +422,13 @@ export class Pipeline {
 
   /** The session's remembered content and this call's loop window from the shared state, in one round trip. */
   private async sharedToolState(
+    shared: SharedSessionState,
     call: GuardCall,
     tool: string,
     args: Record<string, unknown>,
     limits: AgentLimits,
     nowMs: number,
-  ): Promise<{ remembered?: Remembered[]; times?: number[]; degraded: boolean } | undefined> {
-    const shared = this.deps.sharedState;
-    if (shared === undefined) return undefined;
+  ): Promise<{ remembered?: Remembered[]; times?: number[]; degraded: boolean }> {
     try {
       const { remembered, times } = await shared.toolCall({
         scope: 'guard',
@@ -786,6 +786,12 @@ interface Outcome {
   effective: Verdict;
   decisive: FiredRule | null;
   mode: Mode;
+}
+
+/** What a check of a session added to it: the drift it shows, and whether the shared copy was out of reach. */
+interface SessionNote {
+  drift: TrajectoryDrift | null;
+  degraded: boolean;
 }
 
 interface GatheredToolFacts {

@@ -67,7 +67,7 @@ export function toProblem(error: FastifyError): Problem {
   }
   // The database is restarting or failing over: a 503 the caller retries, not a defect.
   if (error.statusCode === undefined && isStoreUnavailable(error)) {
-    return new Problem('unavailable', 'the database is not reachable right now; retry shortly', undefined, { 'retry-after': '1' });
+    return new Problem('unavailable', 'the database (or another service the gateway depends on) is not reachable right now; retry shortly', undefined, { 'retry-after': '1' });
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return problem('body-too-large', error.message);

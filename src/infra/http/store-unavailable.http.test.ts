@@ -42,7 +42,7 @@ describe('a PostgreSQL database that refuses connections', () => {
       if (response.status === 503) {
         expect(response.headers.get('retry-after')).toBe('1');
         expect(response.headers.get('content-type')).toContain('application/problem+json');
-        expect(((await response.json()) as { detail: string }).detail).toContain('database is not reachable');
+        expect(((await response.json()) as { detail: string }).detail).toContain('is not reachable right now');
       }
     }
     expect(statuses).toEqual([503, 503, 503]);
